@@ -1,0 +1,180 @@
+"""Configuration: one pydantic model, defaults in one place, invalid values warn and fall back.
+
+Sources, later ones winning: defaults, the global `config.yml` under the XDG config dir, the
+workspace's `.nano-brain.yml`, then `NANO_BRAIN_<SECTION>__<KEY>` environment variables.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from . import paths
+from .errors import NanoBrainError
+from .timeutil import parse_duration
+
+log = logging.getLogger(__name__)
+
+WORKSPACE_CONFIG_NAME = ".nano-brain.yml"
+ENV_PREFIX = "NANO_BRAIN_"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class StorageConfig(_Section):
+    db_path: Path | None = None
+    """Override of the store file; default `<data dir>/workspaces/<id>/brain.db`."""
+    max_content_bytes: int = Field(5 * 1024 * 1024, gt=0)
+    busy_timeout_ms: int = Field(10_000, ge=0)
+
+
+class EmbeddingConfig(_Section):
+    provider: Literal["local", "ollama", "openai", "none"] = "local"
+    model: str | None = None
+    """Model name; default depends on the provider (the shipped model for `local`)."""
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    dimensions: int | None = Field(None, gt=0)
+    batch_size: int = Field(32, gt=0, le=1024)
+    threads: int = Field(2, gt=0, le=64)
+    timeout_s: float = Field(30.0, gt=0)
+    embed_on_write: bool = True
+    """Embed a note's chunks before `write` returns (else they wait for the next fill)."""
+
+
+class SearchConfig(_Section):
+    rrf_k: int = Field(60, gt=0)
+    lexical_weight: float = Field(1.0, ge=0)
+    vector_weight: float = Field(1.0, ge=0)
+    recency_weight: float = Field(0.05, ge=0)
+    recency_half_life: str = "30d"
+    default_limit: int = Field(10, gt=0, le=1000)
+    candidates: int = Field(50, gt=0, le=2000)
+    """Candidates each leg contributes to fusion."""
+
+    @field_validator("recency_half_life")
+    @classmethod
+    def _duration(cls, value: str) -> str:
+        try:
+            seconds = parse_duration(value)
+        except NanoBrainError as exc:
+            raise ValueError(str(exc)) from None
+        if seconds <= 0:
+            raise ValueError("must be positive")
+        return value
+
+
+class ChunkingConfig(_Section):
+    max_chars: int = Field(1200, ge=200, le=100_000)
+    overlap_chars: int = Field(150, ge=0, le=10_000)
+
+
+class Config(_Section):
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
+
+
+class LoadedConfig(BaseModel):
+    """The effective config together with every warning met while loading it."""
+
+    config: Config
+    warnings: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+
+
+def load_config(
+    root: Path | None = None,
+    *,
+    overrides: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+) -> LoadedConfig:
+    """Merge every config source for a workspace; never raises on a bad value."""
+    warnings: list[str] = []
+    sources: list[str] = []
+    merged: dict[str, Any] = {}
+    files = [Path(os.environ.get("NANO_BRAIN_CONFIG", paths.config_dir() / "config.yml"))]
+    if root is not None:
+        files.append(root / WORKSPACE_CONFIG_NAME)
+    for file in files:
+        data = _read_yaml(file, warnings)
+        if data is not None:
+            sources.append(str(file))
+            _deep_merge(merged, data)
+    _deep_merge(merged, _from_env(os.environ if env is None else env))
+    if overrides:
+        _deep_merge(merged, overrides)
+    config = _lenient(Config, merged, "", warnings)
+    for message in warnings:
+        log.warning("config: %s", message)
+    return LoadedConfig(config=config, warnings=warnings, sources=sources)
+
+
+def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        warnings.append(f"{path}: cannot be read ({exc.__class__.__name__}); ignored")
+        return None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        warnings.append(f"{path}: top level must be a mapping; ignored")
+        return None
+    return data
+
+
+def _from_env(environ: Any) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in environ.items():
+        if not key.startswith(ENV_PREFIX) or "__" not in key:
+            continue
+        section, _, field = key[len(ENV_PREFIX) :].lower().partition("__")
+        result.setdefault(section, {})[field] = value
+    return result
+
+
+def _deep_merge(into: dict[str, Any], new: dict[str, Any]) -> None:
+    for key, value in new.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _deep_merge(into[key], value)
+        else:
+            into[key] = value
+
+
+def _lenient(model: type[_Section], data: Any, where: str, warnings: list[str]) -> Any:
+    """Validate `data` as `model`; each invalid or unknown key warns and takes its default."""
+    if not isinstance(data, dict):
+        warnings.append(f"{where or 'config'}: expected a mapping, got {data!r}; using defaults")
+        return model()
+    clean: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{where}.{key}" if where else str(key)
+        field = model.model_fields.get(str(key))
+        if field is None:
+            warnings.append(f"{name}: unknown key; ignored")
+            continue
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, _Section):
+            clean[key] = _lenient(annotation, value, name, warnings)
+            continue
+        probe = model.model_construct()
+        try:
+            model.__pydantic_validator__.validate_assignment(probe, key, value)
+        except ValidationError as exc:
+            reason = exc.errors()[0]["msg"]
+            default = field.get_default(call_default_factory=True)
+            warnings.append(f"{name}: invalid value {value!r} ({reason}); using default {default!r}")
+            continue
+        clean[key] = getattr(probe, key)
+    return model.model_validate(clean)

@@ -1,0 +1,46 @@
+"""Embedding providers: local ONNX (default), Ollama, OpenAI-compatible, or none."""
+
+from __future__ import annotations
+
+from ..config import EmbeddingConfig
+from ..errors import EmbeddingError
+from .base import EmbeddingProvider, normalize
+from .local import LOCAL_MODELS, LocalModelSpec, LocalOnnxProvider
+from .remote import OllamaProvider, OpenAIProvider
+from . import shipped as _shipped  # noqa: F401  (registers the shipped local models)
+
+__all__ = [
+    "EmbeddingProvider",
+    "LocalModelSpec",
+    "create_provider",
+    "normalize",
+]
+
+
+def create_provider(config: EmbeddingConfig) -> EmbeddingProvider | None:
+    """The provider a config asks for; None for `provider: none` (lexical search only)."""
+    from . import local
+
+    if config.provider == "none":
+        return None
+    if config.provider == "local":
+        key = config.model or local.DEFAULT_LOCAL_MODEL
+        spec = LOCAL_MODELS.get(key)
+        if spec is None:
+            known = ", ".join(sorted(LOCAL_MODELS)) or "none"
+            raise EmbeddingError(f"unknown local model {key!r} (shipped: {known})")
+        return LocalOnnxProvider(spec, threads=config.threads)
+    if config.provider == "ollama":
+        return OllamaProvider(
+            model=config.model or "nomic-embed-text",
+            base_url=config.base_url or "http://127.0.0.1:11434",
+            timeout_s=config.timeout_s,
+            dimensions=config.dimensions,
+        )
+    return OpenAIProvider(
+        model=config.model or "text-embedding-3-small",
+        base_url=config.base_url or "https://api.openai.com/v1",
+        timeout_s=config.timeout_s,
+        dimensions=config.dimensions,
+        api_key_env=config.api_key_env,
+    )

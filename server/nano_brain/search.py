@@ -1,0 +1,343 @@
+"""The hybrid retrieval pipeline: lexical and vector legs, fusion, boosts, explain.
+
+Legs run independently: one failing or absent leaves the other, and the response says which
+ran. Every leg and every lexical retry goes through the store's one predicate builder, so a
+relaxed retry changes only the match clause and keeps every filter.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .config import SearchConfig
+from .embedding import EmbeddingProvider
+from .errors import InvalidInputError, NanoBrainError
+from .filters import Filters, Kind
+from .models import SearchHit, SearchResponse
+from .store import Hit, Store
+from .timeutil import iso, parse_duration, parse_instant
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["hybrid", "lexical", "vector"]
+MAX_QUERY_CHARS = 4000
+# Exact vector search when the filtered set is at most this large; else quantized k-NN.
+_EXACT_LIMIT = 20_000
+_OVERSAMPLE = 8
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is
+    it its itself just me more most my myself no nor not of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves""".split()
+)
+
+
+class SearchRequest(BaseModel):
+    """A query with its filters, as every front end receives it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    mode: Mode = "hybrid"
+    limit: int = Field(10, ge=1, le=200)
+    collection: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    kind: list[Kind] = Field(default_factory=list)
+    created_after: str | None = None
+    created_before: str | None = None
+    updated_after: str | None = None
+    updated_before: str | None = None
+    include_content: bool = False
+    explain: bool = False
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query is empty")
+        return value
+
+    def filters(self) -> Filters:
+        """The store filters; time bounds parsed (raises InvalidInputError on bad times)."""
+        return Filters(
+            collections=tuple(self.collection),
+            tags=tuple(self.tags),
+            kinds=tuple(self.kind),
+            created_after=_instant(self.created_after),
+            created_before=_instant(self.created_before),
+            updated_after=_instant(self.updated_after),
+            updated_before=_instant(self.updated_before),
+        )
+
+
+def _instant(value: str | None) -> float | None:
+    return None if value is None else parse_instant(value)
+
+
+@dataclass(slots=True)
+class _Candidate:
+    doc_id: int
+    chunk_id: int
+    ranks: dict[str, int] = field(default_factory=dict)
+    raw: dict[str, float] = field(default_factory=dict)
+
+
+class SearchPipeline:
+    """Runs a SearchRequest against a store with an optional embedding provider."""
+
+    def __init__(
+        self, store: Store, config: SearchConfig, vectors: VectorAccess
+    ) -> None:
+        self._store = store
+        self._config = config
+        self._vectors = vectors
+
+    def run(self, request: SearchRequest) -> SearchResponse:
+        filters = request.filters()
+        pool = max(self._config.candidates, request.limit)
+        legs: dict[str, str] = {}
+        fallback: list[str] = []
+        ranked: dict[str, list[Hit]] = {}
+        if request.mode in ("hybrid", "lexical"):
+            try:
+                ranked["lexical"], fallback = self._lexical(request.query, filters, pool)
+                legs["lexical"] = "ok" if ranked["lexical"] else "empty"
+            except NanoBrainError:
+                raise
+            except Exception as exc:  # a leg failing must not take the other down
+                log.warning("lexical leg failed: %s", exc)
+                legs["lexical"] = f"failed: {exc}"
+        if request.mode in ("hybrid", "vector"):
+            status, hits = self._vector(request.query, filters, pool)
+            legs["vector"] = status
+            if hits is not None:
+                ranked["vector"] = hits
+        if request.mode == "vector" and "vector" not in ranked:
+            raise NanoBrainError(f"vector search is unavailable: {legs['vector']}")
+        candidates = _collect(ranked)
+        scored = self._score(candidates, request)
+        return SearchResponse(
+            query=request.query,
+            mode=request.mode,
+            legs=legs,
+            fallback=fallback,
+            results=self._hits(scored[: request.limit], request),
+        )
+
+    # -- legs -----------------------------------------------------------------------------
+
+    def _lexical(self, query: str, filters: Filters, pool: int) -> tuple[list[Hit], list[str]]:
+        terms = _terms(query)
+        hits: list[Hit] = []
+        fallback: list[str] = []
+        words = [t for t in terms if not _CJK.search(t)]
+        if words:
+            hits = self._store.lexical("chunks_fts", " AND ".join(_quote(t) for t in words),
+                                       filters, pool)
+            if len(hits) < pool and len(words) > 1:
+                fallback.append("or")
+                more = self._store.lexical("chunks_fts", " OR ".join(_quote(t) for t in words),
+                                           filters, pool)
+                hits = _merge(hits, more, pool)
+        if len(hits) < pool:
+            grams = list(dict.fromkeys(g for t in terms for g in _grams(t)))
+            if grams and (len(words) < len(terms) or not hits):
+                fallback.append("trigram")
+                more = self._store.lexical("chunks_tri", " OR ".join(_quote(t) for t in grams),
+                                           filters, pool)
+                hits = _merge(hits, more, pool)
+        return hits, fallback
+
+    def _vector(self, query: str, filters: Filters, pool: int) -> tuple[str, list[Hit] | None]:
+        provider, why = self._vectors.provider()
+        if provider is None:
+            return f"unavailable: {why}", None
+        try:
+            q = provider.embed_query(query)
+            hits = self._nearest(q, filters, pool)
+        except Exception as exc:  # the lexical leg still answers
+            log.warning("vector leg failed: %s", exc)
+            return f"failed: {exc}", None
+        return ("ok" if hits else "empty"), hits
+
+    def _nearest(self, q: np.ndarray, filters: Filters, pool: int) -> list[Hit]:
+        store = self._store
+        if filters != Filters():
+            if store.count_filtered_vectors(filters, _EXACT_LIMIT + 1) <= _EXACT_LIMIT:
+                chunk_ids, doc_ids, matrix = store.filtered_vectors(filters, _EXACT_LIMIT)
+                return _rescore(q, chunk_ids, doc_ids, matrix, pool)
+        k = pool * _OVERSAMPLE
+        while True:
+            neighbours = store.knn(q, k)
+            chunk_ids, doc_ids, matrix = store.vectors([c for c, _ in neighbours], filters)
+            if len(chunk_ids) >= pool or len(neighbours) < k or k >= 4096:
+                return _rescore(q, chunk_ids, doc_ids, matrix, pool)
+            k = min(k * 4, 4096)
+
+    # -- fusion and boosts --------------------------------------------------------------
+
+    def _score(self, candidates: list[_Candidate], request: SearchRequest) -> list[tuple[float, _Candidate, dict]]:
+        cfg = self._config
+        weights = {"lexical": cfg.lexical_weight, "vector": cfg.vector_weight}
+        docs = self._store.get_many(c.doc_id for c in candidates)
+        now = time.time()
+        half_life = parse_duration(cfg.recency_half_life)
+        scored = []
+        for cand in candidates:
+            doc = docs.get(cand.doc_id)
+            if doc is None:
+                continue
+            parts = {
+                f"{leg}_rrf": weights[leg] / (cfg.rrf_k + rank) for leg, rank in cand.ranks.items()
+            }
+            fused = sum(parts.values())
+            age_days = max(0.0, now - doc.updated_at) / 86400
+            recency = math.pow(0.5, age_days * 86400 / half_life)
+            boost = 1 + cfg.recency_weight * recency
+            final = fused * boost
+            explain = {
+                "ranks": dict(cand.ranks),
+                "leg_scores": dict(cand.raw),
+                **parts,
+                "fused": fused,
+                "recency": recency,
+                "recency_boost": boost,
+                "final": final,
+            }
+            scored.append((final, cand, explain))
+        scored.sort(key=lambda item: (-item[0], item[1].doc_id))
+        self._docs = docs
+        return scored
+
+    def _hits(self, scored: list, request: SearchRequest) -> list[SearchHit]:
+        docs = self._docs
+        chunks = self._store.chunk_texts(c.chunk_id for _, c, _ in scored)
+        out: list[SearchHit] = []
+        for final, cand, explain in scored:
+            doc = docs[cand.doc_id]
+            body, start, end = chunks.get(cand.chunk_id, (doc.content, 1, 1))
+            out.append(
+                SearchHit(
+                    id=doc.uid,
+                    title=doc.title,
+                    kind=doc.kind,
+                    collection=doc.collection,
+                    tags=doc.tags,
+                    source_path=doc.source_path,
+                    created_at=iso(doc.created_at) or "",
+                    updated_at=iso(doc.updated_at) or "",
+                    score=round(final, 6),
+                    snippet=snippet(body, request.query),
+                    lines=(start, end),
+                    content=doc.content if request.include_content else None,
+                    explain=explain if request.explain else None,
+                )
+            )
+        return out
+
+
+class VectorAccess:
+    """What the pipeline needs from the Brain: a ready provider, or the reason there is none."""
+
+    def provider(self) -> tuple[EmbeddingProvider | None, str]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _collect(ranked: dict[str, list[Hit]]) -> list[_Candidate]:
+    """One candidate per document; a document's rank in a leg is that of its best chunk."""
+    by_doc: dict[int, _Candidate] = {}
+    for leg, hits in ranked.items():
+        rank = 0
+        seen: set[int] = set()
+        for hit in hits:
+            if hit.doc_id in seen:
+                continue
+            seen.add(hit.doc_id)
+            rank += 1
+            cand = by_doc.get(hit.doc_id)
+            if cand is None:
+                cand = by_doc[hit.doc_id] = _Candidate(hit.doc_id, hit.chunk_id)
+            cand.ranks[leg] = rank
+            cand.raw[leg] = round(float(hit.score), 6)
+    return list(by_doc.values())
+
+
+def _rescore(q: np.ndarray, chunk_ids: list[int], doc_ids: list[int], matrix: np.ndarray,
+             pool: int) -> list[Hit]:
+    if not chunk_ids:
+        return []
+    sims = matrix @ q.astype(np.float32)
+    order = np.argsort(-sims)[: pool * 2]
+    return [Hit(chunk_ids[i], doc_ids[i], float(sims[i])) for i in order]
+
+
+def _merge(first: list[Hit], more: list[Hit], pool: int) -> list[Hit]:
+    seen = {h.chunk_id for h in first}
+    merged = list(first)
+    for hit in more:
+        if hit.chunk_id not in seen:
+            merged.append(hit)
+            seen.add(hit.chunk_id)
+    return merged[: pool * 2]
+
+
+def _terms(query: str) -> list[str]:
+    """Query words for FTS5, stopwords dropped unless nothing else is left."""
+    words = [w.lower() for w in _WORD.findall(query)]
+    kept = [w for w in words if w not in _STOPWORDS]
+    return list(dict.fromkeys(kept or words))
+
+
+def _grams(term: str) -> list[str]:
+    """Trigram-index terms: CJK runs as their 3-grams (no word breaks), others whole."""
+    if len(term) < 3:
+        return []
+    if _CJK.search(term):
+        return [term[i : i + 3] for i in range(len(term) - 2)]
+    return [term]
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def snippet(text: str, query: str, width: int = 240) -> str:
+    """A window of `text` around the first query term it contains."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    lower = flat.lower()
+    positions = [lower.find(t) for t in _terms(query)]
+    positions = [p for p in positions if p >= 0]
+    start = max(0, min(positions) - width // 4) if positions else 0
+    piece = flat[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+def validate_request(**kwargs: object) -> SearchRequest:
+    """Build a SearchRequest, turning pydantic errors into one clear InvalidInputError."""
+    from pydantic import ValidationError
+
+    try:
+        request = SearchRequest.model_validate(kwargs)
+        request.filters()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "input"
+        raise InvalidInputError(f"{where}: {err['msg']}") from None
+    return request

@@ -1,0 +1,615 @@
+"""All SQL of nano-brain: connection, pragmas, migrations, documents, chunks, vectors, search legs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import StoreError
+from ..filters import Filters
+from ._sqlite import load_vec, sqlite_module
+from .migrations import MIGRATIONS, SCHEMA_VERSION
+
+log = logging.getLogger(__name__)
+
+_DOC_COLUMNS = (
+    "d.id, d.uid, d.kind, d.collection, d.title, d.content, d.content_hash, d.source_path, "
+    "d.metadata, d.created_at, d.updated_at"
+)
+# bm25 column weights: a title hit counts five times a body hit.
+_BM25_WEIGHTS = "5.0, 1.0"
+LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
+
+
+@dataclass(slots=True)
+class DocumentRow:
+    id: int
+    uid: str
+    kind: str
+    collection: str
+    title: str
+    content: str
+    content_hash: str
+    source_path: str | None
+    metadata: dict[str, Any]
+    created_at: float
+    updated_at: float
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    seq: int
+    title: str
+    body: str
+    heading: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One chunk found by a search leg; `score` is the leg's own (lower bm25, higher cosine)."""
+
+    chunk_id: int
+    doc_id: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class PendingChunk:
+    id: int
+    doc_id: int
+    title: str
+    heading: str
+    body: str
+
+
+class Store:
+    """One workspace's SQLite file. Thread-safe: one connection guarded by a lock."""
+
+    def __init__(self, path: Path, workspace_id: str, *, busy_timeout_ms: int = 10_000) -> None:
+        self.path = Path(path)
+        self.workspace_id = workspace_id
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._db = self._connect(busy_timeout_ms)
+        self._migrate()
+        self._check_workspace()
+
+    # -- connection -------------------------------------------------------------------
+
+    def _connect(self, busy_timeout_ms: int) -> Any:
+        sqlite = sqlite_module()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the store folder {self.path.parent}: {exc}") from exc
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"store path {self.path} is not a file")
+        try:
+            db = sqlite.connect(
+                str(self.path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+            )
+            load_vec(db)
+            db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA synchronous = NORMAL")
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                log.warning("store %s: journal mode is %s, not wal", self.path, mode)
+            db.execute("PRAGMA user_version").fetchone()
+        except sqlite.DatabaseError as exc:
+            raise StoreError(
+                f"cannot open the store {self.path}: {exc} (is it a nano-brain database? "
+                "move it aside to start afresh)"
+            ) from exc
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+        sqlite = sqlite_module()
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite.OperationalError as exc:
+                raise StoreError(f"store {self.path} is busy: {exc}") from exc
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite.DatabaseError:
+                    self._db.execute("ROLLBACK")
+                    raise
+            finally:
+                self._depth = 0
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        sqlite = sqlite_module()
+        with self._lock:
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite.DatabaseError as exc:
+                if isinstance(exc, sqlite.OperationalError) and "fts5" in str(exc).lower():
+                    raise
+                raise StoreError(f"store {self.path}: {exc}") from exc
+
+    def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        with self._lock:
+            return self._db.execute(sql, params)
+
+    def _migrate(self) -> None:
+        version = self.schema_version()
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"store {self.path} has schema version {version}, newer than this nano-brain "
+                f"({SCHEMA_VERSION}); upgrade nano-brain"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        with self.transaction():
+            # Another process may have migrated while we waited for the write lock.
+            version = self.schema_version()
+            for number in range(version + 1, SCHEMA_VERSION + 1):
+                log.info("store %s: applying migration %d", self.path, number)
+                for statement in _statements(MIGRATIONS[number - 1]):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {number}")
+
+    def schema_version(self) -> int:
+        return int(self._rows("PRAGMA user_version")[0][0])
+
+    def _check_workspace(self) -> None:
+        stored = self.meta_get("workspace_id")
+        if stored is None:
+            with self.transaction():
+                if self.meta_get("workspace_id") is None:
+                    self.meta_set("workspace_id", self.workspace_id)
+        elif stored != self.workspace_id:
+            raise StoreError(
+                f"store {self.path} belongs to workspace {stored}, not {self.workspace_id}"
+            )
+
+    # -- meta ---------------------------------------------------------------------------
+
+    def meta_get(self, key: str) -> str | None:
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def meta_set(self, key: str, value: str) -> None:
+        self._exec(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- documents ------------------------------------------------------------------------
+
+    def find_by_source(self, source_path: str) -> DocumentRow | None:
+        return self._one("d.source_path = ?", (source_path,))
+
+    def find_by_hash(self, collection: str, content_hash: str) -> DocumentRow | None:
+        return self._one("d.collection = ? AND d.content_hash = ?", (collection, content_hash))
+
+    def get_by_uid(self, uid: str) -> DocumentRow | None:
+        return self._one("d.uid = ?", (uid,))
+
+    def get_by_id(self, doc_id: int) -> DocumentRow | None:
+        return self._one("d.id = ?", (doc_id,))
+
+    def get_many(self, doc_ids: Iterable[int]) -> dict[int, DocumentRow]:
+        ids = list(dict.fromkeys(doc_ids))
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        docs = self._documents(f"d.id IN ({marks})", ids)
+        return {doc.id: doc for doc in docs}
+
+    def _one(self, where: str, params: Sequence[Any]) -> DocumentRow | None:
+        docs = self._documents(where, params, limit=1)
+        return docs[0] if docs else None
+
+    def _documents(
+        self,
+        where: str,
+        params: Sequence[Any],
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        order: str = "",
+    ) -> list[DocumentRow]:
+        sql = f"SELECT {_DOC_COLUMNS} FROM documents d WHERE d.workspace_id = ? AND ({where})"
+        if order:
+            sql += f" ORDER BY {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        rows = self._rows(sql, (self.workspace_id, *params))
+        docs = [
+            DocumentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]), r[9], r[10])
+            for r in rows
+        ]
+        if docs:
+            tags = self._tags_of([d.id for d in docs])
+            for doc in docs:
+                doc.tags = tags.get(doc.id, [])
+        return docs
+
+    def _tags_of(self, doc_ids: list[int]) -> dict[int, list[str]]:
+        marks = ",".join("?" * len(doc_ids))
+        result: dict[int, list[str]] = {}
+        for doc_id, tag in self._rows(
+            f"SELECT doc_id, tag FROM document_tags WHERE doc_id IN ({marks}) ORDER BY tag", doc_ids
+        ):
+            result.setdefault(doc_id, []).append(tag)
+        return result
+
+    def insert_document(
+        self,
+        *,
+        uid: str,
+        kind: str,
+        collection: str,
+        title: str,
+        content: str,
+        content_hash: str,
+        source_path: str | None,
+        metadata: dict[str, Any],
+        created_at: float,
+    ) -> int:
+        cursor = self._exec(
+            "INSERT INTO documents (workspace_id, uid, kind, collection, title, content, "
+            "content_hash, source_path, metadata, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                self.workspace_id, uid, kind, collection, title, content, content_hash,
+                source_path, json.dumps(metadata, sort_keys=True), created_at, created_at,
+            ),
+        )
+        return int(cursor.lastrowid)
+
+    def update_document(
+        self,
+        doc_id: int,
+        *,
+        title: str,
+        content: str,
+        content_hash: str,
+        metadata: dict[str, Any],
+        updated_at: float,
+    ) -> None:
+        self._exec(
+            "UPDATE documents SET title = ?, content = ?, content_hash = ?, metadata = ?, "
+            "updated_at = ? WHERE id = ? AND workspace_id = ?",
+            (title, content, content_hash, json.dumps(metadata, sort_keys=True), updated_at,
+             doc_id, self.workspace_id),
+        )
+
+    def delete_document(self, doc_id: int) -> None:
+        """Remove a document and, by cascade, its chunks, index rows, vectors and tags."""
+        self._exec("DELETE FROM documents WHERE id = ? AND workspace_id = ?", (doc_id, self.workspace_id))
+
+    def add_tags(self, doc_id: int, tags: Iterable[str]) -> None:
+        for tag in tags:
+            self._exec(
+                "INSERT OR IGNORE INTO document_tags (doc_id, workspace_id, tag) VALUES (?, ?, ?)",
+                (doc_id, self.workspace_id, tag),
+            )
+
+    def replace_chunks(self, doc_id: int, chunks: Sequence[ChunkRow]) -> None:
+        """Swap a document's chunks (their index rows and vectors go with them)."""
+        self._exec("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+        with self._lock:
+            self._db.executemany(
+                "INSERT INTO chunks (doc_id, workspace_id, seq, title, body, heading, start_line, "
+                "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (doc_id, self.workspace_id, c.seq, c.title, c.body, c.heading, c.start_line,
+                     c.end_line)
+                    for c in chunks
+                ],
+            )
+
+    def chunks_of(self, doc_id: int) -> list[tuple[int, ChunkRow]]:
+        rows = self._rows(
+            "SELECT id, seq, title, body, heading, start_line, end_line FROM chunks "
+            "WHERE doc_id = ? ORDER BY seq",
+            (doc_id,),
+        )
+        return [(r[0], ChunkRow(*r[1:])) for r in rows]
+
+    def chunk_texts(self, chunk_ids: Iterable[int]) -> dict[int, tuple[str, int, int]]:
+        """Body, start line and end line of each chunk id."""
+        ids = list(chunk_ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._rows(
+            f"SELECT id, body, start_line, end_line FROM chunks WHERE id IN ({marks})", ids
+        )
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    def list_documents(
+        self, filters: Filters, *, limit: int = 50, offset: int = 0
+    ) -> list[DocumentRow]:
+        where, params = self._predicate(filters)
+        return self._documents(
+            where, params, limit=limit, offset=offset, order="d.updated_at DESC, d.id DESC"
+        )
+
+    def tags(self, filters: Filters) -> list[tuple[str, int]]:
+        where, params = self._predicate(filters)
+        return [
+            (r[0], r[1])
+            for r in self._rows(
+                "SELECT t.tag, count(*) FROM document_tags t JOIN documents d ON d.id = t.doc_id "
+                f"WHERE d.workspace_id = ? AND {where} GROUP BY t.tag ORDER BY count(*) DESC, t.tag",
+                (self.workspace_id, *params),
+            )
+        ]
+
+    # -- the predicate builder ---------------------------------------------------------------
+
+    def _predicate(self, filters: Filters) -> tuple[str, list[Any]]:
+        """SQL over `documents d` for every filter; each leg and each retry uses this one."""
+        clauses: list[str] = ["1"]
+        params: list[Any] = []
+        if filters.collections:
+            clauses.append(f"d.collection IN ({','.join('?' * len(filters.collections))})")
+            params.extend(filters.collections)
+        if filters.kinds:
+            clauses.append(f"d.kind IN ({','.join('?' * len(filters.kinds))})")
+            params.extend(filters.kinds)
+        for tag in filters.tags:
+            clauses.append(
+                "EXISTS (SELECT 1 FROM document_tags t WHERE t.doc_id = d.id AND t.tag = ?)"
+            )
+            params.append(tag)
+        for column, op, value in (
+            ("created_at", ">=", filters.created_after),
+            ("created_at", "<", filters.created_before),
+            ("updated_at", ">=", filters.updated_after),
+            ("updated_at", "<", filters.updated_before),
+        ):
+            if value is not None:
+                clauses.append(f"d.{column} {op} ?")
+                params.append(value)
+        return " AND ".join(clauses), params
+
+    # -- lexical leg ----------------------------------------------------------------------------
+
+    def lexical(self, table: str, match: str, filters: Filters, limit: int) -> list[Hit]:
+        """Chunks whose text matches an FTS5 expression, best bm25 first, filters applied."""
+        if table not in LEXICAL_TABLES:
+            raise ValueError(table)
+        where, params = self._predicate(filters)
+        rows = self._rows(
+            f"SELECT c.id, c.doc_id, bm25({table}, {_BM25_WEIGHTS}) AS score FROM {table} "
+            f"JOIN chunks c ON c.id = {table}.rowid JOIN documents d ON d.id = c.doc_id "
+            f"WHERE {table} MATCH ? AND d.workspace_id = ? AND {where} "
+            "ORDER BY score LIMIT ?",
+            (match, self.workspace_id, *params, limit),
+        )
+        return [Hit(r[0], r[1], r[2]) for r in rows]
+
+    # -- vectors ------------------------------------------------------------------------------
+
+    def vector_model(self) -> tuple[str, int] | None:
+        name, dim = self.meta_get("embedding_model"), self.meta_get("embedding_dim")
+        return (name, int(dim)) if name and dim else None
+
+    def reset_vectors(self, model: str, dim: int, *, only_if_absent: bool = False) -> None:
+        """Drop every vector and (re)create the index for `model`; all chunks become pending.
+
+        With `only_if_absent`, do nothing when another process recorded a model first.
+        """
+        with self.transaction():
+            if only_if_absent and self.vector_model() is not None:
+                return
+            self._exec("DROP TRIGGER IF EXISTS chunk_vectors_ad")
+            self._exec("DROP TABLE IF EXISTS vec_chunks")
+            self._exec("DELETE FROM chunk_vectors")
+            self._exec("UPDATE chunks SET embedded = 0 WHERE embedded != 0")
+            self._exec(
+                f"CREATE VIRTUAL TABLE vec_chunks USING vec0 ("
+                f"chunk_id INTEGER PRIMARY KEY, embedding {_vec_type(dim)})"
+            )
+            self._exec(
+                "CREATE TRIGGER chunk_vectors_ad AFTER DELETE ON chunk_vectors BEGIN "
+                "DELETE FROM vec_chunks WHERE chunk_id = old.chunk_id; END"
+            )
+            self.meta_set("embedding_model", model)
+            self.meta_set("embedding_dim", str(dim))
+
+    def pending_chunks(self, limit: int) -> list[PendingChunk]:
+        rows = self._rows(
+            "SELECT id, doc_id, title, heading, body FROM chunks WHERE embedded = 0 "
+            "ORDER BY id LIMIT ?",
+            (limit,),
+        )
+        return [PendingChunk(*r) for r in rows]
+
+    def pending_count(self) -> int:
+        return int(self._rows("SELECT count(*) FROM chunks WHERE embedded = 0")[0][0])
+
+    def store_vectors(self, items: Sequence[tuple[int, int, np.ndarray]]) -> int:
+        """Save unit vectors for chunks that still exist; returns how many were stored."""
+        model = self.vector_model()
+        if model is None:
+            raise StoreError("no embedding model is recorded in the store")
+        quantize = _quantizer(model[1])
+        stored = 0
+        with self.transaction():
+            for chunk_id, doc_id, vector in items:
+                blob = np.asarray(vector, dtype=np.float32).tobytes()
+                cursor = self._exec(
+                    "INSERT OR REPLACE INTO chunk_vectors (chunk_id, doc_id, workspace_id, embedding) "
+                    "SELECT id, doc_id, workspace_id, ? FROM chunks WHERE id = ? AND doc_id = ?",
+                    (blob, chunk_id, doc_id),
+                )
+                if cursor.rowcount != 1:
+                    continue  # the chunk was deleted or replaced while we embedded it
+                self._exec("DELETE FROM vec_chunks WHERE chunk_id = ?", (chunk_id,))
+                self._exec(
+                    f"INSERT INTO vec_chunks (chunk_id, embedding) VALUES (?, {quantize}(?))",
+                    (chunk_id, blob),
+                )
+                self._exec("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
+                stored += 1
+        return stored
+
+    def knn(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """Approximate neighbours from the quantized index: (chunk id, index distance)."""
+        model = self.vector_model()
+        if model is None:
+            return []
+        blob = np.asarray(query, dtype=np.float32).tobytes()
+        rows = self._rows(
+            f"SELECT chunk_id, distance FROM vec_chunks WHERE embedding MATCH "
+            f"{_quantizer(model[1])}(?) AND k = ?",
+            (blob, min(int(k), 4096)),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def vectors(
+        self, chunk_ids: Sequence[int], filters: Filters
+    ) -> tuple[list[int], list[int], np.ndarray]:
+        """Full vectors of those chunks that pass the filters: (chunk ids, doc ids, matrix)."""
+        if not chunk_ids:
+            return [], [], np.zeros((0, 0), dtype=np.float32)
+        where, params = self._predicate(filters)
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self._rows(
+            "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
+            "JOIN documents d ON d.id = v.doc_id "
+            f"WHERE v.chunk_id IN ({marks}) AND d.workspace_id = ? AND {where}",
+            (*chunk_ids, self.workspace_id, *params),
+        )
+        return _unpack(rows)
+
+    def filtered_vectors(self, filters: Filters, limit: int) -> tuple[list[int], list[int], np.ndarray]:
+        """Every vector that passes the filters, up to `limit` (exact search on a small set)."""
+        where, params = self._predicate(filters)
+        rows = self._rows(
+            "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
+            f"JOIN documents d ON d.id = v.doc_id WHERE d.workspace_id = ? AND {where} LIMIT ?",
+            (self.workspace_id, *params, limit),
+        )
+        return _unpack(rows)
+
+    def count_filtered_vectors(self, filters: Filters, cap: int) -> int:
+        where, params = self._predicate(filters)
+        return int(self._rows(
+            "SELECT count(*) FROM (SELECT 1 FROM chunk_vectors v JOIN documents d "
+            f"ON d.id = v.doc_id WHERE d.workspace_id = ? AND {where} LIMIT ?)",
+            (self.workspace_id, *params, cap),
+        )[0][0])
+
+    # -- status -------------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, Any]:
+        by_kind = dict(self._rows(
+            "SELECT kind, count(*) FROM documents WHERE workspace_id = ? GROUP BY kind",
+            (self.workspace_id,),
+        ))
+        by_collection = dict(self._rows(
+            "SELECT collection, count(*) FROM documents WHERE workspace_id = ? GROUP BY collection",
+            (self.workspace_id,),
+        ))
+        chunks, pending = self._rows(
+            "SELECT count(*), coalesce(sum(embedded = 0), 0) FROM chunks WHERE workspace_id = ?",
+            (self.workspace_id,),
+        )[0]
+        vectors = self._rows("SELECT count(*) FROM chunk_vectors")[0][0]
+        return {
+            "documents": sum(by_kind.values()),
+            "by_kind": by_kind,
+            "by_collection": by_collection,
+            "chunks": chunks,
+            "vectors": vectors,
+            "pending_embeddings": pending,
+        }
+
+    def file_size(self) -> int:
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            candidate = Path(f"{self.path}{suffix}")
+            if candidate.exists():
+                total += candidate.stat().st_size
+        return total
+
+    def integrity_orphans(self) -> dict[str, int]:
+        """Rows whose parent is gone (should always be zero); used by tests and `status`."""
+        return {
+            "chunks": self._rows(
+                "SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id "
+                "WHERE d.id IS NULL")[0][0],
+            "vectors": self._rows(
+                "SELECT count(*) FROM chunk_vectors v LEFT JOIN chunks c ON c.id = v.chunk_id "
+                "WHERE c.id IS NULL")[0][0],
+            "vec_index": self._rows(
+                "SELECT count(*) FROM vec_chunks q LEFT JOIN chunk_vectors v "
+                "ON v.chunk_id = q.chunk_id WHERE v.chunk_id IS NULL")[0][0]
+            if self.vector_model() else 0,
+            "fts": self._rows(
+                "SELECT count(*) FROM chunks_fts_docsize s LEFT JOIN chunks c ON c.id = s.id "
+                "WHERE c.id IS NULL")[0][0],
+            "tags": self._rows(
+                "SELECT count(*) FROM document_tags t LEFT JOIN documents d ON d.id = t.doc_id "
+                "WHERE d.id IS NULL")[0][0],
+        }
+
+
+def _vec_type(dim: int) -> str:
+    return f"bit[{dim}]" if dim % 8 == 0 else f"float[{dim}]"
+
+
+def _quantizer(dim: int) -> str:
+    return "vec_quantize_binary" if dim % 8 == 0 else "vec_f32"
+
+
+def _unpack(rows: list[Any]) -> tuple[list[int], list[int], np.ndarray]:
+    if not rows:
+        return [], [], np.zeros((0, 0), dtype=np.float32)
+    matrix = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
+    return [r[0] for r in rows], [r[1] for r in rows], matrix
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration script into statements (trigger bodies kept whole)."""
+    sqlite = sqlite_module()
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--") and not buf.strip():
+            continue
+        buf += line
+        if sqlite.complete_statement(buf):
+            if buf.strip():
+                yield buf.strip()
+            buf = ""
+    if buf.strip():
+        yield buf.strip()

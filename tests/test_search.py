@@ -1,0 +1,197 @@
+"""Hybrid search on the real default model: legs, filters, retries, degradation, explain."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nano_brain import Brain, InvalidInputError, NanoBrainError, SearchRequest
+from nano_brain.config import load_config
+from nano_brain.embedding import EmbeddingProvider
+from nano_brain.search import validate_request
+
+DAY = 86400.0
+
+
+def _ids(brain: Brain, **kwargs: object) -> list[str]:
+    return [h.id for h in brain.search(SearchRequest(**kwargs)).results]
+
+
+def test_written_note_is_found_lexically_and_by_vector_on_return(brain: Brain) -> None:
+    note = brain.write("The billing service retries failed card charges three times.").document
+    brain.write("Frontend uses React with server components.")
+    assert _ids(brain, query="billing retries", mode="lexical")[0] == note.id
+    # a paraphrase with no shared word: only the vector leg can find it
+    assert _ids(brain, query="payment attempts repeated", mode="lexical") == []
+    assert _ids(brain, query="payment attempts repeated", mode="vector")[0] == note.id
+    assert _ids(brain, query="payment attempts repeated")[0] == note.id
+
+
+def test_vector_hit_waits_for_embedding_when_deferred(workspace: Path, real_provider: EmbeddingProvider) -> None:
+    config = load_config(workspace, overrides={"embedding": {"embed_on_write": False}})
+    with Brain(workspace, config=config, provider=real_provider) as brain:
+        note = brain.write("Our staging database is refreshed every Sunday night.").document
+        assert _ids(brain, query="staging database", mode="lexical") == [note.id]
+        assert _ids(brain, query="weekly copy of production data", mode="vector") == []
+        assert brain.embed_pending() == 1
+        assert _ids(brain, query="weekly copy of production data", mode="vector") == [note.id]
+
+
+@pytest.fixture
+def seeded(brain: Brain) -> dict[str, str]:
+    """Five notes on one topic that differ in exactly one filterable attribute each."""
+    now = time.time()
+    text = "Deployment checklist: run migrations, then restart the workers ({})."
+    ids = {
+        "base": brain.write(text.format("base"), collection="ops", tags=["deploy"],
+                            created_at=now - 2 * DAY).document.id,
+        "other_collection": brain.write(text.format("docs"), collection="docs", tags=["deploy"],
+                                        created_at=now - 2 * DAY).document.id,
+        "other_tag": brain.write(text.format("tag"), collection="ops", tags=["misc"],
+                                 created_at=now - 2 * DAY).document.id,
+        "other_kind": brain.write(text.format("kind"), collection="ops", tags=["deploy"],
+                                  kind="session", created_at=now - 2 * DAY).document.id,
+        "old": brain.write(text.format("old"), collection="ops", tags=["deploy"],
+                           created_at=now - 40 * DAY).document.id,
+    }
+    return ids
+
+
+FILTERS = {
+    "collection": ({"collection": ["ops"]}, "other_collection"),
+    "tags": ({"tags": ["deploy"]}, "other_tag"),
+    "kind": ({"kind": ["note"]}, "other_kind"),
+    "created_after": ({"created_after": "10d"}, "old"),
+    "created_before": ({"created_before": "10d"}, "base"),
+}
+
+
+@pytest.mark.parametrize("mode", ["lexical", "vector", "hybrid"])
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_each_filter_is_applied_by_each_leg(brain: Brain, seeded: dict[str, str], mode: str, name: str) -> None:
+    query = "deployment checklist migrations workers"
+    unfiltered = _ids(brain, query=query, mode=mode, limit=50)
+    filt, excluded = FILTERS[name]
+    assert seeded[excluded] in unfiltered  # positive control
+    filtered = _ids(brain, query=query, mode=mode, limit=50, **filt)
+    assert seeded[excluded] not in filtered
+    assert filtered, "the filter must keep the matching notes"
+
+
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_relaxed_or_retry_keeps_every_filter(brain: Brain, seeded: dict[str, str], name: str) -> None:
+    # "zebra" is in no note: the AND query finds nothing, so the OR retry must run
+    query = "deployment zebra"
+    filt, excluded = FILTERS[name]
+    unfiltered = brain.search(SearchRequest(query=query, mode="lexical", limit=50))
+    assert "or" in unfiltered.fallback and seeded[excluded] in [h.id for h in unfiltered.results]
+    response = brain.search(SearchRequest(query=query, mode="lexical", limit=50, **filt))
+    assert "or" in response.fallback
+    assert seeded[excluded] not in [h.id for h in response.results]
+    assert response.results
+
+
+def test_trigram_retry_keeps_filters_and_finds_fragments(brain: Brain) -> None:
+    a = brain.write("def parseConfigFile(path): load the YAML settings", collection="code").document
+    b = brain.write("def parseConfigFile(path): legacy INI loader", collection="old").document
+    response = brain.search(SearchRequest(query="ConfigFile", mode="lexical"))
+    assert "trigram" in response.fallback
+    assert {h.id for h in response.results} == {a.id, b.id}
+    scoped = brain.search(SearchRequest(query="ConfigFile", mode="lexical", collection=["code"]))
+    assert [h.id for h in scoped.results] == [a.id]
+
+
+def test_cjk_text_is_findable(brain: Brain) -> None:
+    zh = brain.write("我们决定使用数据库连接池来减少延迟。").document
+    ja = brain.write("キャッシュの有効期限は十分です。").document
+    brain.write("An English note about latency.")
+    assert _ids(brain, query="连接池", mode="lexical") == [zh.id]
+    assert _ids(brain, query="数据库连接", mode="lexical") == [zh.id]
+    assert _ids(brain, query="有効期限", mode="lexical") == [ja.id]
+
+
+class _BrokenQueries(EmbeddingProvider):
+    """The real model for documents; every query embedding fails (endpoint down, OOM...)."""
+
+    def __init__(self, inner: EmbeddingProvider) -> None:
+        self._inner = inner
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def dim(self) -> int:
+        return self._inner.dim
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        raise RuntimeError("model crashed")
+
+
+def test_vector_leg_failing_leaves_lexical_results(workspace: Path, real_provider: EmbeddingProvider) -> None:
+    with Brain(workspace, provider=_BrokenQueries(real_provider)) as brain:
+        note = brain.write("Rate limits are 100 requests per minute per token.").document
+        response = brain.search(SearchRequest(query="rate limits"))
+        assert response.legs["vector"].startswith("failed: model crashed")
+        assert response.legs["lexical"] == "ok"
+        assert [h.id for h in response.results] == [note.id]
+        with pytest.raises(NanoBrainError, match="vector search is unavailable"):
+            brain.search(SearchRequest(query="rate limits", mode="vector"))
+
+
+def test_no_provider_means_lexical_only(lexical_brain: Brain) -> None:
+    note = lexical_brain.write("Feature flags live in LaunchDarkly.").document
+    response = lexical_brain.search(SearchRequest(query="feature flags"))
+    assert response.legs["vector"].startswith("unavailable")
+    assert [h.id for h in response.results] == [note.id]
+
+
+def test_explain_shows_every_component(brain: Brain) -> None:
+    brain.write("Logs are shipped to Loki and kept for 14 days.")
+    hit = brain.search(SearchRequest(query="log retention Loki", explain=True)).results[0]
+    ex = hit.explain
+    assert ex is not None and set(ex["ranks"]) == {"lexical", "vector"}
+    assert ex["fused"] == pytest.approx(ex.get("lexical_rrf", 0) + ex.get("vector_rrf", 0))
+    assert ex["final"] == pytest.approx(ex["fused"] * ex["recency_boost"])
+    assert hit.score == pytest.approx(ex["final"], abs=1e-6)
+
+
+def test_recency_boost_orders_equal_matches(brain: Brain) -> None:
+    now = time.time()
+    old = brain.write("Token rotation happens monthly (old note).", created_at=now - 300 * DAY).document
+    new = brain.write("Token rotation happens monthly (new note).", created_at=now).document
+    # the old note's updated_at is its write time; age it so recency differs
+    brain.store._exec("UPDATE documents SET updated_at = ? WHERE uid = ?", (now - 300 * DAY, old.id))
+    ids = _ids(brain, query="token rotation monthly", explain=True)
+    assert ids.index(new.id) < ids.index(old.id)
+
+
+def test_include_content_and_limit(brain: Brain) -> None:
+    for i in range(5):
+        brain.write(f"Queue consumer {i} handles retries with backoff.")
+    response = brain.search(SearchRequest(query="queue consumer retries", limit=3, include_content=True))
+    assert len(response.results) == 3
+    assert all(h.content and h.content.startswith("Queue consumer") for h in response.results)
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"query": ""}, "query"),
+        ({"query": "   "}, "query is empty"),
+        ({"query": "x", "limit": 0}, "limit"),
+        ({"query": "x", "mode": "psychic"}, "mode"),
+        ({"query": "x", "created_after": "yesterday-ish"}, "invalid time"),
+        ({"query": "x" * 5000}, "query"),
+    ],
+)
+def test_bad_requests_are_clear_errors(kwargs: dict, message: str) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        validate_request(**kwargs)
