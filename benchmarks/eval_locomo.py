@@ -17,13 +17,15 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from nano_brain import Brain, SearchRequest
 from nano_brain.config import load_config
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared" / "eval" / "locomo" / "locomo-dev.json"
+DEFAULT_PATH = (
+    Path(__file__).resolve().parents[2] / "shared" / "eval" / "locomo" / "locomo-dev.json"
+)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10, 20)
 _EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
@@ -33,9 +35,7 @@ def turn_documents(sample: dict, context: int) -> list[dict]:
     """One document per turn: speaker and text (with image caption), plus preceding turns."""
     conv = sample["conversation"]
     docs = []
-    session_numbers = sorted(
-        int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k)
-    )
+    session_numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
     for number in session_numbers:
         date_text = conv.get(f"session_{number}_date_time", "")
         when = _session_time(date_text)
@@ -46,12 +46,14 @@ def turn_documents(sample: dict, context: int) -> list[dict]:
             content = "\n".join([*before, line])
             if date_text:
                 content = f"{content}\n({date_text})"
-            docs.append({
-                "dia_id": _norm(turn["dia_id"]),
-                "title": f"{turn['speaker']} {turn['dia_id']}",
-                "content": content,
-                "created_at": when,
-            })
+            docs.append(
+                {
+                    "dia_id": _norm(turn["dia_id"]),
+                    "title": f"{turn['speaker']} {turn['dia_id']}",
+                    "content": content,
+                    "created_at": when,
+                }
+            )
     return docs
 
 
@@ -65,7 +67,7 @@ def _turn_line(turn: dict) -> str:
 def _session_time(text: str) -> float | None:
     for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
         try:
-            return datetime.strptime(text.strip(), fmt).replace(tzinfo=timezone.utc).timestamp()
+            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC).timestamp()
         except ValueError:
             continue
     return None
@@ -93,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH)
     parser.add_argument("--modes", default="hybrid,lexical,vector")
-    parser.add_argument("--context", type=int, default=1, help="preceding turns indexed with a turn")
+    parser.add_argument(
+        "--context", type=int, default=1, help="preceding turns indexed with a turn"
+    )
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args(argv)
     data = json.loads(args.path.read_text())
@@ -110,8 +114,11 @@ def main(argv: list[str] | None = None) -> int:
                 sid = sample["sample_id"]
                 for doc in turn_documents(sample, args.context):
                     res = brain.write(
-                        doc["content"], title=doc["title"], collection=sid,
-                        source_path=f"locomo/{sid}/{doc['dia_id']}", created_at=doc["created_at"],
+                        doc["content"],
+                        title=doc["title"],
+                        collection=sid,
+                        source_path=f"locomo/{sid}/{doc['dia_id']}",
+                        created_at=doc["created_at"],
                     )
                     by_source.setdefault(sid, {})[res.document.id] = doc["dia_id"]
                     n_docs += 1
@@ -120,8 +127,11 @@ def main(argv: list[str] | None = None) -> int:
             embedded = brain.embed_pending() if "vector" in modes or "hybrid" in modes else 0
             embed_s = time.perf_counter() - t0
             model = brain.status()["embedding"]["model"]
-            print(f"ingested {n_docs} turns in {ingest_s:.1f}s; embedded {embedded} chunks in "
-                  f"{embed_s:.1f}s with {model}", file=sys.stderr)
+            print(
+                f"ingested {n_docs} turns in {ingest_s:.1f}s; embedded {embedded} chunks in "
+                f"{embed_s:.1f}s with {model}",
+                file=sys.stderr,
+            )
 
             report: dict = {"model": model, "turns": n_docs, "context": args.context, "modes": {}}
             for mode in modes:
@@ -138,10 +148,14 @@ def main(argv: list[str] | None = None) -> int:
                         if not gold:
                             continue
                         t = time.perf_counter()
-                        response = brain.search(SearchRequest(
-                            query=str(item["question"])[:4000], mode=mode, limit=max(KS),
-                            collection=[sid],
-                        ))
+                        response = brain.search(
+                            SearchRequest(
+                                query=str(item["question"])[:4000],
+                                mode=mode,
+                                limit=max(KS),
+                                collection=[sid],
+                            )
+                        )
                         latencies.append(time.perf_counter() - t)
                         got = [by_source[sid].get(h.id) for h in response.results]
                         for k in KS:
@@ -163,8 +177,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print(report: dict) -> None:
-    print(f"LoCoMo retrieval recall, model {report['model']}, {report['turns']} turns, "
-          f"context {report['context']}")
+    print(
+        f"LoCoMo retrieval recall, model {report['model']}, {report['turns']} turns, "
+        f"context {report['context']}"
+    )
     header = f"{'mode':<8} {'k':>4} " + " ".join(f"{CATEGORIES[c][:11]:>11}" for c in CATEGORIES)
     print(header + f" {'overall':>8}")
     for mode, table in report["modes"].items():

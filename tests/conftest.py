@@ -18,7 +18,9 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test reads or writes the user's real config, data or state folders."""
     home = tmp_path_factory.mktemp("xdg")
     for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):

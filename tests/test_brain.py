@@ -11,8 +11,13 @@ from .conftest import TinyEmbedder
 
 
 def test_write_get_by_id_hash_id_and_path(tiny_brain: Brain) -> None:
-    res = tiny_brain.write("# Cache policy\n\nEntries expire after 10 minutes.", tags=["cache"],
-                           collection="decisions", metadata={"by": "alice"}, source_path="docs/cache.md")
+    res = tiny_brain.write(
+        "# Cache policy\n\nEntries expire after 10 minutes.",
+        tags=["cache"],
+        collection="decisions",
+        metadata={"by": "alice"},
+        source_path="docs/cache.md",
+    )
     doc = res.document
     assert res.created and res.embedded and res.chunks == 1
     assert doc.title == "Cache policy" and doc.tags == ["cache"] and doc.collection == "decisions"
@@ -52,7 +57,11 @@ def test_delete_cascades_to_every_derived_row(tiny_brain: Brain) -> None:
     after = tiny_brain.status()
     assert after["documents"] == 1 and after["chunks"] == 1 and after["vectors"] == 1
     assert tiny_brain.store.integrity_orphans() == {
-        "chunks": 0, "vectors": 0, "vec_index": 0, "fts": 0, "tags": 0
+        "chunks": 0,
+        "vectors": 0,
+        "vec_index": 0,
+        "fts": 0,
+        "tags": 0,
     }
     assert tiny_brain.store._rows("SELECT count(*) FROM vec_chunks")[0][0] == 1
     assert tiny_brain.tags() == [("a", 1)]
@@ -73,7 +82,9 @@ def test_delete_cascades_to_every_derived_row(tiny_brain: Brain) -> None:
         ({"content": "nul\x00byte"}, "NUL"),
     ],
 )
-def test_bad_input_is_refused_and_writes_nothing(tiny_brain: Brain, kwargs: dict, message: str) -> None:
+def test_bad_input_is_refused_and_writes_nothing(
+    tiny_brain: Brain, kwargs: dict, message: str
+) -> None:
     content = kwargs.pop("content")
     with pytest.raises(InvalidInputError, match=message):
         tiny_brain.write(content, **kwargs)

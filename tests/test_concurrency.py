@@ -31,12 +31,14 @@ def test_two_processes_write_one_store_concurrently(workspace: Path) -> None:
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _WRITER, str(workspace), name, tests_dir],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for name in ("alpha", "beta", "gamma")
     ]
     outputs = [p.communicate(timeout=240) for p in procs]
-    for proc, (out, err) in zip(procs, outputs, strict=True):
+    for proc, (_out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err
         assert "locked" not in err
     with Brain(workspace, provider=TinyEmbedder()) as brain:

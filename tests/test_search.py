@@ -31,7 +31,9 @@ def test_written_note_is_found_lexically_and_by_vector_on_return(brain: Brain) -
     assert _ids(brain, query="payment attempts repeated")[0] == note.id
 
 
-def test_vector_hit_waits_for_embedding_when_deferred(workspace: Path, real_provider: EmbeddingProvider) -> None:
+def test_vector_hit_waits_for_embedding_when_deferred(
+    workspace: Path, real_provider: EmbeddingProvider
+) -> None:
     config = load_config(workspace, overrides={"embedding": {"embed_on_write": False}})
     with Brain(workspace, config=config, provider=real_provider) as brain:
         note = brain.write("Our staging database is refreshed every Sunday night.").document
@@ -47,16 +49,25 @@ def seeded(brain: Brain) -> dict[str, str]:
     now = time.time()
     text = "Deployment checklist: run migrations, then restart the workers ({})."
     ids = {
-        "base": brain.write(text.format("base"), collection="ops", tags=["deploy"],
-                            created_at=now - 2 * DAY).document.id,
-        "other_collection": brain.write(text.format("docs"), collection="docs", tags=["deploy"],
-                                        created_at=now - 2 * DAY).document.id,
-        "other_tag": brain.write(text.format("tag"), collection="ops", tags=["misc"],
-                                 created_at=now - 2 * DAY).document.id,
-        "other_kind": brain.write(text.format("kind"), collection="ops", tags=["deploy"],
-                                  kind="session", created_at=now - 2 * DAY).document.id,
-        "old": brain.write(text.format("old"), collection="ops", tags=["deploy"],
-                           created_at=now - 40 * DAY).document.id,
+        "base": brain.write(
+            text.format("base"), collection="ops", tags=["deploy"], created_at=now - 2 * DAY
+        ).document.id,
+        "other_collection": brain.write(
+            text.format("docs"), collection="docs", tags=["deploy"], created_at=now - 2 * DAY
+        ).document.id,
+        "other_tag": brain.write(
+            text.format("tag"), collection="ops", tags=["misc"], created_at=now - 2 * DAY
+        ).document.id,
+        "other_kind": brain.write(
+            text.format("kind"),
+            collection="ops",
+            tags=["deploy"],
+            kind="session",
+            created_at=now - 2 * DAY,
+        ).document.id,
+        "old": brain.write(
+            text.format("old"), collection="ops", tags=["deploy"], created_at=now - 40 * DAY
+        ).document.id,
     }
     return ids
 
@@ -72,7 +83,9 @@ FILTERS = {
 
 @pytest.mark.parametrize("mode", ["lexical", "vector", "hybrid"])
 @pytest.mark.parametrize("name", list(FILTERS))
-def test_each_filter_is_applied_by_each_leg(brain: Brain, seeded: dict[str, str], mode: str, name: str) -> None:
+def test_each_filter_is_applied_by_each_leg(
+    brain: Brain, seeded: dict[str, str], mode: str, name: str
+) -> None:
     query = "deployment checklist migrations workers"
     unfiltered = _ids(brain, query=query, mode=mode, limit=50)
     filt, excluded = FILTERS[name]
@@ -83,7 +96,9 @@ def test_each_filter_is_applied_by_each_leg(brain: Brain, seeded: dict[str, str]
 
 
 @pytest.mark.parametrize("name", list(FILTERS))
-def test_relaxed_or_retry_keeps_every_filter(brain: Brain, seeded: dict[str, str], name: str) -> None:
+def test_relaxed_or_retry_keeps_every_filter(
+    brain: Brain, seeded: dict[str, str], name: str
+) -> None:
     # "zebra" is in no note: the AND query finds nothing, so the OR retry must run
     query = "deployment zebra"
     filt, excluded = FILTERS[name]
@@ -135,7 +150,9 @@ class _BrokenQueries(EmbeddingProvider):
         raise RuntimeError("model crashed")
 
 
-def test_vector_leg_failing_leaves_lexical_results(workspace: Path, real_provider: EmbeddingProvider) -> None:
+def test_vector_leg_failing_leaves_lexical_results(
+    workspace: Path, real_provider: EmbeddingProvider
+) -> None:
     with Brain(workspace, provider=_BrokenQueries(real_provider)) as brain:
         note = brain.write("Rate limits are 100 requests per minute per token.").document
         response = brain.search(SearchRequest(query="rate limits"))
@@ -165,10 +182,14 @@ def test_explain_shows_every_component(brain: Brain) -> None:
 
 def test_recency_boost_orders_equal_matches(brain: Brain) -> None:
     now = time.time()
-    old = brain.write("Token rotation happens monthly (old note).", created_at=now - 300 * DAY).document
+    old = brain.write(
+        "Token rotation happens monthly (old note).", created_at=now - 300 * DAY
+    ).document
     new = brain.write("Token rotation happens monthly (new note).", created_at=now).document
     # the old note's updated_at is its write time; age it so recency differs
-    brain.store._exec("UPDATE documents SET updated_at = ? WHERE uid = ?", (now - 300 * DAY, old.id))
+    brain.store._exec(
+        "UPDATE documents SET updated_at = ? WHERE uid = ?", (now - 300 * DAY, old.id)
+    )
     ids = _ids(brain, query="token rotation monthly", explain=True)
     assert ids.index(new.id) < ids.index(old.id)
 
@@ -176,7 +197,9 @@ def test_recency_boost_orders_equal_matches(brain: Brain) -> None:
 def test_include_content_and_limit(brain: Brain) -> None:
     for i in range(5):
         brain.write(f"Queue consumer {i} handles retries with backoff.")
-    response = brain.search(SearchRequest(query="queue consumer retries", limit=3, include_content=True))
+    response = brain.search(
+        SearchRequest(query="queue consumer retries", limit=3, include_content=True)
+    )
     assert len(response.results) == 3
     assert all(h.content and h.content.startswith("Queue consumer") for h in response.results)
 

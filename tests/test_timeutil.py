@@ -4,7 +4,9 @@ from nano_brain.errors import InvalidInputError
 from nano_brain.timeutil import iso, parse_duration, parse_instant
 
 
-@pytest.mark.parametrize("text,seconds", [("7d", 604800), ("2w", 1209600), ("24h", 86400), ("90s", 90)])
+@pytest.mark.parametrize(
+    "text,seconds", [("7d", 604800), ("2w", 1209600), ("24h", 86400), ("90s", 90)]
+)
 def test_durations(text: str, seconds: int) -> None:
     assert parse_duration(text) == seconds
 

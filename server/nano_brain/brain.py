@@ -51,7 +51,8 @@ class Brain(VectorAccess):
         self.workspace_id = paths.workspace_id(self.root)
         path = db_path or self.config.storage.db_path or paths.default_db_path(self.root)
         self.store = Store(
-            Path(path).expanduser(), self.workspace_id,
+            Path(path).expanduser(),
+            self.workspace_id,
             busy_timeout_ms=self.config.storage.busy_timeout_ms,
         )
         self._provider: EmbeddingProvider | None = provider
@@ -125,14 +126,21 @@ class Brain(VectorAccess):
         created = updated = False
         with self.store.transaction():
             existing = (
-                self.store.find_by_source(source_path) if source_path
+                self.store.find_by_source(source_path)
+                if source_path
                 else self.store.find_by_hash(collection, digest)
             )
             if existing is None:
                 doc_id = self.store.insert_document(
-                    uid=secrets.token_hex(6), kind=kind, collection=collection, title=title,
-                    content=content, content_hash=digest, source_path=source_path,
-                    metadata=metadata, created_at=created_at if created_at is not None else now,
+                    uid=secrets.token_hex(6),
+                    kind=kind,
+                    collection=collection,
+                    title=title,
+                    content=content,
+                    content_hash=digest,
+                    source_path=source_path,
+                    metadata=metadata,
+                    created_at=created_at if created_at is not None else now,
                 )
                 self.store.replace_chunks(doc_id, self._chunks(title, content))
                 created = True
@@ -140,8 +148,12 @@ class Brain(VectorAccess):
                 doc_id = existing.id
                 if existing.content_hash != digest or existing.title != title:
                     self.store.update_document(
-                        doc_id, title=title, content=content, content_hash=digest,
-                        metadata={**existing.metadata, **metadata}, updated_at=now,
+                        doc_id,
+                        title=title,
+                        content=content,
+                        content_hash=digest,
+                        metadata={**existing.metadata, **metadata},
+                        updated_at=now,
                     )
                     self.store.replace_chunks(doc_id, self._chunks(title, content))
                     updated = True
@@ -167,7 +179,9 @@ class Brain(VectorAccess):
             self.store.delete_document(row.id)
         return Document.from_row(row, content=False)
 
-    def list(self, filters: Filters | None = None, *, limit: int = 50, offset: int = 0) -> list[Document]:
+    def list(
+        self, filters: Filters | None = None, *, limit: int = 50, offset: int = 0
+    ) -> list[Document]:
         if limit < 1 or offset < 0:
             raise InvalidInputError("limit must be >= 1 and offset >= 0")
         rows = self.store.list_documents(filters or Filters(), limit=limit, offset=offset)
@@ -198,8 +212,12 @@ class Brain(VectorAccess):
             pending = self.store.pending_chunks(min(batch, total - done))
             if not pending:
                 break
-            vectors = provider.embed_documents([_embed_text(p.title, p.heading, p.body) for p in pending])
-            self.store.store_vectors([(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)])
+            vectors = provider.embed_documents(
+                [_embed_text(p.title, p.heading, p.body) for p in pending]
+            )
+            self.store.store_vectors(
+                [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)]
+            )
             done += len(pending)
             if progress:
                 progress(done, total)
@@ -238,7 +256,11 @@ class Brain(VectorAccess):
     def status(self) -> dict[str, Any]:
         counts = self.store.counts()
         recorded = self.store.vector_model()
-        provider, why = self.provider() if self.config.embedding.provider != "none" else (None, "embedding.provider is none")
+        provider, why = (
+            self.provider()
+            if self.config.embedding.provider != "none"
+            else (None, "embedding.provider is none")
+        )
         return {
             "workspace": str(self.root),
             "workspace_id": self.workspace_id,
@@ -320,8 +342,6 @@ def _clean_tags(tags: Iterable[str]) -> list[str]:
             raise InvalidInputError(f"tag {tag!r} is not text")
         tag = tag.strip()
         if not tag or len(tag) > 64 or any(ch.isspace() for ch in tag) or "," in tag:
-            raise InvalidInputError(
-                f"invalid tag {tag!r}: 1-64 characters, no spaces or commas"
-            )
+            raise InvalidInputError(f"invalid tag {tag!r}: 1-64 characters, no spaces or commas")
         out.append(tag)
     return list(dict.fromkeys(out))

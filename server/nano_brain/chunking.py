@@ -43,8 +43,9 @@ def chunk_text(text: str, *, max_chars: int = 1200, overlap_chars: int = 150) ->
             return
         body = "\n\n".join(b.text for b in current).strip()
         if body:
-            chunks.append(Chunk(len(chunks), body, current[0].start, current[-1].end,
-                                current[0].heading))
+            chunks.append(
+                Chunk(len(chunks), body, current[0].start, current[-1].end, current[0].heading)
+            )
         current.clear()
 
     size = 0

@@ -17,8 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from . import __version__
 from .brain import Brain
 from .errors import InvalidInputError, NanoBrainError
+from .filters import KINDS, Filters
 from .search import validate_request
-from .filters import KINDS
 
 log = logging.getLogger("nano_brain")
 _err = Console(stderr=True)
@@ -27,10 +27,19 @@ _err = Console(stderr=True)
 def _common(func: Callable[..., Any]) -> Callable[..., Any]:
     """--workspace, --db and --json on every command."""
 
-    @click.option("--workspace", "-w", type=click.Path(file_okay=False, path_type=Path),
-                  default=None, help="Workspace root (default: current directory).")
-    @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                  help="Store file (default: under the XDG data dir, one per workspace).")
+    @click.option(
+        "--workspace",
+        "-w",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Workspace root (default: current directory).",
+    )
+    @click.option(
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Store file (default: under the XDG data dir, one per workspace).",
+    )
     @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -67,7 +76,9 @@ class _Group(click.Group):
 def main(verbose: int) -> None:
     """nano-brain: a memory for your coding workspace."""
     level = logging.WARNING - 10 * min(verbose, 2)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
 
 
 # -- documents -----------------------------------------------------------------------------
@@ -75,8 +86,13 @@ def main(verbose: int) -> None:
 
 @main.command()
 @click.argument("content", required=False)
-@click.option("--file", "-f", "file", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Read the content from a file ('-' for stdin).")
+@click.option(
+    "--file",
+    "-f",
+    "file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Read the content from a file ('-' for stdin).",
+)
 @click.option("--title", "-t", help="Title (default: the first line).")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option("--collection", "-c", default="memory", show_default=True)
@@ -84,21 +100,39 @@ def main(verbose: int) -> None:
 @click.option("--metadata", help="A JSON object stored with the note.")
 @click.option("--source-path", help="Where the note comes from; writing it again updates it.")
 @_common
-def write(content: str | None, file: str | None, title: str | None, tags: tuple[str, ...],
-          collection: str, kind: str, metadata: str | None, source_path: str | None,
-          workspace: Path | None, db: Path | None, as_json: bool) -> None:
+def write(
+    content: str | None,
+    file: str | None,
+    title: str | None,
+    tags: tuple[str, ...],
+    collection: str,
+    kind: str,
+    metadata: str | None,
+    source_path: str | None,
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
     """Save a note (CONTENT, --file, or stdin)."""
     text = _read_content(content, file)
     meta = _parse_metadata(metadata)
     with _open(workspace, db) as brain:
-        result = brain.write(text, title=title, tags=tags, collection=collection, kind=kind,
-                             metadata=meta, source_path=source_path)
+        result = brain.write(
+            text,
+            title=title,
+            tags=tags,
+            collection=collection,
+            kind=kind,
+            metadata=meta,
+            source_path=source_path,
+        )
 
     def human() -> None:
         verb = "saved" if result.created else ("updated" if result.updated else "unchanged")
         vec = "" if result.embedded else " (vectors pending)"
-        click.echo(f"{verb} #{result.document.id} {result.document.title!r}, "
-                   f"{result.chunks} chunk(s){vec}")
+        click.echo(
+            f"{verb} #{result.document.id} {result.document.title!r}, {result.chunks} chunk(s){vec}"
+        )
 
     _emit(result.model_dump(), as_json, human)
 
@@ -113,8 +147,10 @@ def get(ref: str, workspace: Path | None, db: Path | None, as_json: bool) -> Non
 
     def human() -> None:
         click.echo(f"#{doc.id}  {doc.title}")
-        click.echo(f"kind={doc.kind} collection={doc.collection} tags={','.join(doc.tags) or '-'} "
-                   f"created={doc.created_at} updated={doc.updated_at}")
+        click.echo(
+            f"kind={doc.kind} collection={doc.collection} tags={','.join(doc.tags) or '-'} "
+            f"created={doc.created_at} updated={doc.updated_at}"
+        )
         if doc.source_path:
             click.echo(f"source: {doc.source_path}")
         click.echo("")
@@ -133,14 +169,48 @@ def delete(ref: str, workspace: Path | None, db: Path | None, as_json: bool) -> 
     _emit(doc.model_dump(), as_json, lambda: click.echo(f"deleted #{doc.id} {doc.title!r}"))
 
 
+@main.command(name="list")
+@click.option("--limit", "-n", type=int, default=50, show_default=True)
+@click.option("--offset", type=int, default=0)
+@click.option("--collection", "-c", multiple=True)
+@click.option("--tag", "tags", multiple=True)
+@click.option("--kind", multiple=True, type=click.Choice(KINDS))
+@_common
+def list_cmd(
+    limit: int,
+    offset: int,
+    collection: tuple[str, ...],
+    tags: tuple[str, ...],
+    kind: tuple[str, ...],
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """List documents, most recently updated first."""
+    filters = Filters(collections=collection, tags=tags, kinds=kind)  # type: ignore[arg-type]
+    with _open(workspace, db) as brain:
+        docs = brain.list(filters, limit=limit, offset=offset)
+
+    def human() -> None:
+        for doc in docs:
+            click.echo(f"#{doc.id}  {doc.updated_at}  {doc.collection:<12} {doc.title}")
+        if not docs:
+            click.echo("no documents")
+
+    _emit([d.model_dump() for d in docs], as_json, human)
+
+
 @main.command(name="tags")
 @_common
 def tags_cmd(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     """List tags with how many documents carry each."""
     with _open(workspace, db) as brain:
         rows = brain.tags()
-    _emit([{"tag": t, "count": n} for t, n in rows], as_json,
-          lambda: [click.echo(f"{n:6d}  {t}") for t, n in rows] or click.echo("no tags"))
+    _emit(
+        [{"tag": t, "count": n} for t, n in rows],
+        as_json,
+        lambda: [click.echo(f"{n:6d}  {t}") for t, n in rows] or click.echo("no tags"),
+    )
 
 
 # -- search --------------------------------------------------------------------------------
@@ -150,8 +220,12 @@ def _search_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.argument("query", nargs=-1, required=True),
         click.option("--limit", "-n", type=int, default=10, show_default=True),
-        click.option("--collection", "-c", multiple=True, help="Only this collection (repeatable)."),
-        click.option("--tag", "tags", multiple=True, help="Only documents with this tag (all must match)."),
+        click.option(
+            "--collection", "-c", multiple=True, help="Only this collection (repeatable)."
+        ),
+        click.option(
+            "--tag", "tags", multiple=True, help="Only documents with this tag (all must match)."
+        ),
         click.option("--kind", multiple=True, type=click.Choice(KINDS)),
         click.option("--created-after", help="RFC 3339 time, date, or age such as 7d."),
         click.option("--created-before"),
@@ -166,12 +240,29 @@ def _search_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _run_search(mode: str, query: tuple[str, ...], workspace: Path | None, db: Path | None,
-                as_json: bool, limit: int, collection: tuple[str, ...], tags: tuple[str, ...],
-                kind: tuple[str, ...], include_content: bool, explain: bool, **times: str | None) -> None:
+def _run_search(
+    mode: str,
+    query: tuple[str, ...],
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+    limit: int,
+    collection: tuple[str, ...],
+    tags: tuple[str, ...],
+    kind: tuple[str, ...],
+    include_content: bool,
+    explain: bool,
+    **times: str | None,
+) -> None:
     request = validate_request(
-        query=" ".join(query), mode=mode, limit=limit, collection=list(collection),
-        tags=list(tags), kind=list(kind), include_content=include_content, explain=explain,
+        query=" ".join(query),
+        mode=mode,
+        limit=limit,
+        collection=list(collection),
+        tags=list(tags),
+        kind=list(kind),
+        include_content=include_content,
+        explain=explain,
         **{k: v for k, v in times.items() if v is not None},
     )
     with _open(workspace, db) as brain:
@@ -184,7 +275,9 @@ def _run_search(mode: str, query: tuple[str, ...], workspace: Path | None, db: P
             return
         for i, hit in enumerate(response.results, 1):
             tags_text = f" [{', '.join(hit.tags)}]" if hit.tags else ""
-            click.echo(f"{i:2d}. #{hit.id}  {hit.title}  ({hit.collection}, {hit.score:.4f}){tags_text}")
+            click.echo(
+                f"{i:2d}. #{hit.id}  {hit.title}  ({hit.collection}, {hit.score:.4f}){tags_text}"
+            )
             click.echo(f"    {hit.content if include_content else hit.snippet}")
             if hit.explain:
                 click.echo(f"    explain: {json.dumps(hit.explain)}")
@@ -228,12 +321,18 @@ def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     def human() -> None:
         emb = info["embedding"]
         click.echo(f"workspace  {info['workspace']}  ({info['workspace_id']})")
-        click.echo(f"store      {info['store']}  {info['store_bytes'] / 1e6:.1f} MB, "
-                   f"schema v{info['schema_version']}")
-        click.echo(f"documents  {info['documents']}  "
-                   + " ".join(f"{k}={v}" for k, v in sorted(info["by_kind"].items())))
-        click.echo(f"chunks     {info['chunks']}  vectors {info['vectors']}  "
-                   f"pending {info['pending_embeddings']}")
+        click.echo(
+            f"store      {info['store']}  {info['store_bytes'] / 1e6:.1f} MB, "
+            f"schema v{info['schema_version']}"
+        )
+        click.echo(
+            f"documents  {info['documents']}  "
+            + " ".join(f"{k}={v}" for k, v in sorted(info["by_kind"].items()))
+        )
+        click.echo(
+            f"chunks     {info['chunks']}  vectors {info['vectors']}  "
+            f"pending {info['pending_embeddings']}"
+        )
         click.echo(f"model      {emb['model'] or '-'} (store: {emb['store_model'] or '-'})")
         for leg, state in info["legs"].items():
             click.echo(f"{leg:<10} {state}")
@@ -259,9 +358,17 @@ class _progress:
     """A rich progress bar on stderr (silent with --json or when stderr is no terminal)."""
 
     def __init__(self, quiet: bool) -> None:
-        self._bar = None if quiet else Progress(
-            TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            console=_err, transient=True,
+        self._bar = (
+            None
+            if quiet
+            else Progress(
+                TextColumn("embedding"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=_err,
+                transient=True,
+            )
         )
         self._task: Any = None
 

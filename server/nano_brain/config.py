@@ -43,15 +43,15 @@ class EmbeddingConfig(_Section):
     api_key_env: str = "OPENAI_API_KEY"
     dimensions: int | None = Field(None, gt=0)
     batch_size: int = Field(32, gt=0, le=1024)
-    threads: int = Field(2, gt=0, le=64)
+    threads: int = Field(1, gt=0, le=64)
     timeout_s: float = Field(30.0, gt=0)
     embed_on_write: bool = True
     """Embed a note's chunks before `write` returns (else they wait for the next fill)."""
 
 
 class SearchConfig(_Section):
-    rrf_k: int = Field(60, gt=0)
-    lexical_weight: float = Field(1.0, ge=0)
+    rrf_k: int = Field(10, gt=0)
+    lexical_weight: float = Field(1.5, ge=0)
     vector_weight: float = Field(1.0, ge=0)
     recency_weight: float = Field(0.05, ge=0)
     recency_half_life: str = "30d"
@@ -174,7 +174,9 @@ def _lenient(model: type[_Section], data: Any, where: str, warnings: list[str]) 
         except ValidationError as exc:
             reason = exc.errors()[0]["msg"]
             default = field.get_default(call_default_factory=True)
-            warnings.append(f"{name}: invalid value {value!r} ({reason}); using default {default!r}")
+            warnings.append(
+                f"{name}: invalid value {value!r} ({reason}); using default {default!r}"
+            )
             continue
         clean[key] = getattr(probe, key)
     return model.model_validate(clean)

@@ -33,6 +33,10 @@ def state_dir() -> Path:
     return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
 
 
+def cache_dir() -> Path:
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
 def default_db_path(root: Path) -> Path:
     """`<data dir>/workspaces/<id>/brain.db` for a workspace root."""
     return data_dir() / "workspaces" / workspace_id(root) / "brain.db"

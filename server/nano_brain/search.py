@@ -100,9 +100,7 @@ class _Candidate:
 class SearchPipeline:
     """Runs a SearchRequest against a store with an optional embedding provider."""
 
-    def __init__(
-        self, store: Store, config: SearchConfig, vectors: VectorAccess
-    ) -> None:
+    def __init__(self, store: Store, config: SearchConfig, vectors: VectorAccess) -> None:
         self._store = store
         self._config = config
         self._vectors = vectors
@@ -147,19 +145,22 @@ class SearchPipeline:
         fallback: list[str] = []
         words = [t for t in terms if not _CJK.search(t)]
         if words:
-            hits = self._store.lexical("chunks_fts", " AND ".join(_quote(t) for t in words),
-                                       filters, pool)
+            hits = self._store.lexical(
+                "chunks_fts", " AND ".join(_quote(t) for t in words), filters, pool
+            )
             if len(hits) < pool and len(words) > 1:
                 fallback.append("or")
-                more = self._store.lexical("chunks_fts", " OR ".join(_quote(t) for t in words),
-                                           filters, pool)
+                more = self._store.lexical(
+                    "chunks_fts", " OR ".join(_quote(t) for t in words), filters, pool
+                )
                 hits = _merge(hits, more, pool)
         if len(hits) < pool:
             grams = list(dict.fromkeys(g for t in terms for g in _grams(t)))
             if grams and (len(words) < len(terms) or not hits):
                 fallback.append("trigram")
-                more = self._store.lexical("chunks_tri", " OR ".join(_quote(t) for t in grams),
-                                           filters, pool)
+                more = self._store.lexical(
+                    "chunks_tri", " OR ".join(_quote(t) for t in grams), filters, pool
+                )
                 hits = _merge(hits, more, pool)
         return hits, fallback
 
@@ -191,10 +192,12 @@ class SearchPipeline:
 
     # -- fusion and boosts --------------------------------------------------------------
 
-    def _score(self, candidates: list[_Candidate], request: SearchRequest) -> list[tuple[float, _Candidate, dict]]:
+    def _score(
+        self, candidates: list[_Candidate], request: SearchRequest
+    ) -> list[tuple[float, _Candidate, dict]]:
         cfg = self._config
         weights = {"lexical": cfg.lexical_weight, "vector": cfg.vector_weight}
-        docs = self._store.get_many(c.doc_id for c in candidates)
+        docs = self._store.get_many((c.doc_id for c in candidates), content=request.include_content)
         now = time.time()
         half_life = parse_duration(cfg.recency_half_life)
         scored = []
@@ -277,8 +280,9 @@ def _collect(ranked: dict[str, list[Hit]]) -> list[_Candidate]:
     return list(by_doc.values())
 
 
-def _rescore(q: np.ndarray, chunk_ids: list[int], doc_ids: list[int], matrix: np.ndarray,
-             pool: int) -> list[Hit]:
+def _rescore(
+    q: np.ndarray, chunk_ids: list[int], doc_ids: list[int], matrix: np.ndarray, pool: int
+) -> list[Hit]:
     if not chunk_ids:
         return []
     sims = matrix @ q.astype(np.float32)

@@ -43,6 +43,6 @@ def iso(epoch: float | None) -> str | None:
     """RFC 3339 UTC text for epoch seconds."""
     if epoch is None:
         return None
-    return datetime.fromtimestamp(epoch, tz=UTC).isoformat(timespec="seconds").replace(
-        "+00:00", "Z"
+    return (
+        datetime.fromtimestamp(epoch, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     )

@@ -14,14 +14,19 @@ def _openai_endpoint(request: httpx.Request) -> httpx.Response:
     body = json.loads(request.content)
     assert request.url.path == "/v1/embeddings"
     assert request.headers["authorization"] == "Bearer sk-test"
-    data = [{"index": i, "embedding": [float(len(t)), 1.0, 0.0]} for i, t in enumerate(body["input"])]
+    data = [
+        {"index": i, "embedding": [float(len(t)), 1.0, 0.0]} for i, t in enumerate(body["input"])
+    ]
     return httpx.Response(200, json={"data": list(reversed(data))})
 
 
 def test_openai_compatible(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_KEY", "sk-test")
     provider = OpenAIProvider(
-        model="m", base_url="http://embed.test/v1", timeout_s=5, api_key_env="MY_KEY",
+        model="m",
+        base_url="http://embed.test/v1",
+        timeout_s=5,
+        api_key_env="MY_KEY",
         client=httpx.Client(transport=httpx.MockTransport(_openai_endpoint)),
     )
     out = provider.embed_documents(["a", "abcd"])
@@ -36,19 +41,31 @@ def test_ollama() -> None:
         n = len(json.loads(request.content)["input"])
         return httpx.Response(200, json={"embeddings": [[0.0, 2.0]] * n})
 
-    provider = OllamaProvider(model="nomic", base_url="http://ollama.test", timeout_s=5,
-                              client=httpx.Client(transport=httpx.MockTransport(handler)))
+    provider = OllamaProvider(
+        model="nomic",
+        base_url="http://ollama.test",
+        timeout_s=5,
+        client=httpx.Client(transport=httpx.MockTransport(handler)),
+    )
     assert np.allclose(provider.embed_query("x"), [0.0, 1.0])
 
 
 @pytest.mark.parametrize(
     "response,message",
-    [(httpx.Response(500, text="boom"), "answered 500"), (httpx.Response(200, text="nope"), "JSON"),
-     (httpx.Response(200, json={"x": 1}), "unexpected answer shape")],
+    [
+        (httpx.Response(500, text="boom"), "answered 500"),
+        (httpx.Response(200, text="nope"), "JSON"),
+        (httpx.Response(200, json={"x": 1}), "unexpected answer shape"),
+    ],
 )
 def test_endpoint_errors_are_embedding_errors(response: httpx.Response, message: str) -> None:
-    provider = OpenAIProvider(model="m", base_url="http://e.test", timeout_s=5, api_key_env="NONE",
-                              client=httpx.Client(transport=httpx.MockTransport(lambda r: response)))
+    provider = OpenAIProvider(
+        model="m",
+        base_url="http://e.test",
+        timeout_s=5,
+        api_key_env="NONE",
+        client=httpx.Client(transport=httpx.MockTransport(lambda r: response)),
+    )
     with pytest.raises(EmbeddingError, match=message):
         provider.embed_documents(["a"])
 
@@ -57,7 +74,11 @@ def test_unreachable_endpoint() -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused")
 
-    provider = OllamaProvider(model="m", base_url="http://127.0.0.1:9", timeout_s=1,
-                              client=httpx.Client(transport=httpx.MockTransport(refuse)))
+    provider = OllamaProvider(
+        model="m",
+        base_url="http://127.0.0.1:9",
+        timeout_s=1,
+        client=httpx.Client(transport=httpx.MockTransport(refuse)),
+    )
     with pytest.raises(EmbeddingError, match="cannot reach"):
         provider.embed_documents(["a"])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..config import EmbeddingConfig
 from ..errors import EmbeddingError
+from . import shipped as _shipped  # noqa: F401  (registers the shipped local models)
 from .base import EmbeddingProvider, normalize
 from .local import LOCAL_MODELS, LocalModelSpec, LocalOnnxProvider
 from .remote import OllamaProvider, OpenAIProvider
-from . import shipped as _shipped  # noqa: F401  (registers the shipped local models)
 
 __all__ = [
     "EmbeddingProvider",

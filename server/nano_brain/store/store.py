@@ -1,4 +1,4 @@
-"""All SQL of nano-brain: connection, pragmas, migrations, documents, chunks, vectors, search legs."""
+"""All SQL of nano-brain: connection, migrations, documents, chunks, vectors, search legs."""
 
 from __future__ import annotations
 
@@ -97,7 +97,10 @@ class Store:
             raise StoreError(f"store path {self.path} is not a file")
         try:
             db = sqlite.connect(
-                str(self.path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+                str(self.path),
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=busy_timeout_ms / 1000,
             )
             load_vec(db)
             db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -222,12 +225,13 @@ class Store:
     def get_by_id(self, doc_id: int) -> DocumentRow | None:
         return self._one("d.id = ?", (doc_id,))
 
-    def get_many(self, doc_ids: Iterable[int]) -> dict[int, DocumentRow]:
+    def get_many(self, doc_ids: Iterable[int], *, content: bool = True) -> dict[int, DocumentRow]:
+        """Documents by internal id; without `content` their text is left empty (cheaper)."""
         ids = list(dict.fromkeys(doc_ids))
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        docs = self._documents(f"d.id IN ({marks})", ids)
+        docs = self._documents(f"d.id IN ({marks})", ids, content=content)
         return {doc.id: doc for doc in docs}
 
     def _one(self, where: str, params: Sequence[Any]) -> DocumentRow | None:
@@ -242,15 +246,19 @@ class Store:
         limit: int | None = None,
         offset: int = 0,
         order: str = "",
+        content: bool = True,
     ) -> list[DocumentRow]:
-        sql = f"SELECT {_DOC_COLUMNS} FROM documents d WHERE d.workspace_id = ? AND ({where})"
+        columns = _DOC_COLUMNS if content else _DOC_COLUMNS.replace("d.content,", "'',")
+        sql = f"SELECT {columns} FROM documents d WHERE d.workspace_id = ? AND ({where})"
         if order:
             sql += f" ORDER BY {order}"
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
         rows = self._rows(sql, (self.workspace_id, *params))
         docs = [
-            DocumentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]), r[9], r[10])
+            DocumentRow(
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]), r[9], r[10]
+            )
             for r in rows
         ]
         if docs:
@@ -286,8 +294,17 @@ class Store:
             "content_hash, source_path, metadata, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                self.workspace_id, uid, kind, collection, title, content, content_hash,
-                source_path, json.dumps(metadata, sort_keys=True), created_at, created_at,
+                self.workspace_id,
+                uid,
+                kind,
+                collection,
+                title,
+                content,
+                content_hash,
+                source_path,
+                json.dumps(metadata, sort_keys=True),
+                created_at,
+                created_at,
             ),
         )
         return int(cursor.lastrowid)
@@ -305,13 +322,22 @@ class Store:
         self._exec(
             "UPDATE documents SET title = ?, content = ?, content_hash = ?, metadata = ?, "
             "updated_at = ? WHERE id = ? AND workspace_id = ?",
-            (title, content, content_hash, json.dumps(metadata, sort_keys=True), updated_at,
-             doc_id, self.workspace_id),
+            (
+                title,
+                content,
+                content_hash,
+                json.dumps(metadata, sort_keys=True),
+                updated_at,
+                doc_id,
+                self.workspace_id,
+            ),
         )
 
     def delete_document(self, doc_id: int) -> None:
         """Remove a document and, by cascade, its chunks, index rows, vectors and tags."""
-        self._exec("DELETE FROM documents WHERE id = ? AND workspace_id = ?", (doc_id, self.workspace_id))
+        self._exec(
+            "DELETE FROM documents WHERE id = ? AND workspace_id = ?", (doc_id, self.workspace_id)
+        )
 
     def add_tags(self, doc_id: int, tags: Iterable[str]) -> None:
         for tag in tags:
@@ -328,8 +354,16 @@ class Store:
                 "INSERT INTO chunks (doc_id, workspace_id, seq, title, body, heading, start_line, "
                 "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (doc_id, self.workspace_id, c.seq, c.title, c.body, c.heading, c.start_line,
-                     c.end_line)
+                    (
+                        doc_id,
+                        self.workspace_id,
+                        c.seq,
+                        c.title,
+                        c.body,
+                        c.heading,
+                        c.start_line,
+                        c.end_line,
+                    )
                     for c in chunks
                 ],
             )
@@ -367,7 +401,8 @@ class Store:
             (r[0], r[1])
             for r in self._rows(
                 "SELECT t.tag, count(*) FROM document_tags t JOIN documents d ON d.id = t.doc_id "
-                f"WHERE d.workspace_id = ? AND {where} GROUP BY t.tag ORDER BY count(*) DESC, t.tag",
+                f"WHERE d.workspace_id = ? AND {where} "
+                "GROUP BY t.tag ORDER BY count(*) DESC, t.tag",
                 (self.workspace_id, *params),
             )
         ]
@@ -467,7 +502,8 @@ class Store:
             for chunk_id, doc_id, vector in items:
                 blob = np.asarray(vector, dtype=np.float32).tobytes()
                 cursor = self._exec(
-                    "INSERT OR REPLACE INTO chunk_vectors (chunk_id, doc_id, workspace_id, embedding) "
+                    "INSERT OR REPLACE INTO chunk_vectors "
+                    "(chunk_id, doc_id, workspace_id, embedding) "
                     "SELECT id, doc_id, workspace_id, ? FROM chunks WHERE id = ? AND doc_id = ?",
                     (blob, chunk_id, doc_id),
                 )
@@ -511,7 +547,9 @@ class Store:
         )
         return _unpack(rows)
 
-    def filtered_vectors(self, filters: Filters, limit: int) -> tuple[list[int], list[int], np.ndarray]:
+    def filtered_vectors(
+        self, filters: Filters, limit: int
+    ) -> tuple[list[int], list[int], np.ndarray]:
         """Every vector that passes the filters, up to `limit` (exact search on a small set)."""
         where, params = self._predicate(filters)
         rows = self._rows(
@@ -523,23 +561,30 @@ class Store:
 
     def count_filtered_vectors(self, filters: Filters, cap: int) -> int:
         where, params = self._predicate(filters)
-        return int(self._rows(
-            "SELECT count(*) FROM (SELECT 1 FROM chunk_vectors v JOIN documents d "
-            f"ON d.id = v.doc_id WHERE d.workspace_id = ? AND {where} LIMIT ?)",
-            (self.workspace_id, *params, cap),
-        )[0][0])
+        return int(
+            self._rows(
+                "SELECT count(*) FROM (SELECT 1 FROM chunk_vectors v JOIN documents d "
+                f"ON d.id = v.doc_id WHERE d.workspace_id = ? AND {where} LIMIT ?)",
+                (self.workspace_id, *params, cap),
+            )[0][0]
+        )
 
     # -- status -------------------------------------------------------------------------------
 
     def counts(self) -> dict[str, Any]:
-        by_kind = dict(self._rows(
-            "SELECT kind, count(*) FROM documents WHERE workspace_id = ? GROUP BY kind",
-            (self.workspace_id,),
-        ))
-        by_collection = dict(self._rows(
-            "SELECT collection, count(*) FROM documents WHERE workspace_id = ? GROUP BY collection",
-            (self.workspace_id,),
-        ))
+        by_kind = dict(
+            self._rows(
+                "SELECT kind, count(*) FROM documents WHERE workspace_id = ? GROUP BY kind",
+                (self.workspace_id,),
+            )
+        )
+        by_collection = dict(
+            self._rows(
+                "SELECT collection, count(*) FROM documents WHERE workspace_id = ? "
+                "GROUP BY collection",
+                (self.workspace_id,),
+            )
+        )
         chunks, pending = self._rows(
             "SELECT count(*), coalesce(sum(embedded = 0), 0) FROM chunks WHERE workspace_id = ?",
             (self.workspace_id,),
@@ -567,20 +612,26 @@ class Store:
         return {
             "chunks": self._rows(
                 "SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id "
-                "WHERE d.id IS NULL")[0][0],
+                "WHERE d.id IS NULL"
+            )[0][0],
             "vectors": self._rows(
                 "SELECT count(*) FROM chunk_vectors v LEFT JOIN chunks c ON c.id = v.chunk_id "
-                "WHERE c.id IS NULL")[0][0],
+                "WHERE c.id IS NULL"
+            )[0][0],
             "vec_index": self._rows(
                 "SELECT count(*) FROM vec_chunks q LEFT JOIN chunk_vectors v "
-                "ON v.chunk_id = q.chunk_id WHERE v.chunk_id IS NULL")[0][0]
-            if self.vector_model() else 0,
+                "ON v.chunk_id = q.chunk_id WHERE v.chunk_id IS NULL"
+            )[0][0]
+            if self.vector_model()
+            else 0,
             "fts": self._rows(
                 "SELECT count(*) FROM chunks_fts_docsize s LEFT JOIN chunks c ON c.id = s.id "
-                "WHERE c.id IS NULL")[0][0],
+                "WHERE c.id IS NULL"
+            )[0][0],
             "tags": self._rows(
                 "SELECT count(*) FROM document_tags t LEFT JOIN documents d ON d.id = t.doc_id "
-                "WHERE d.id IS NULL")[0][0],
+                "WHERE d.id IS NULL"
+            )[0][0],
         }
 
 

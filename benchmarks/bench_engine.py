@@ -1,0 +1,622 @@
+#!/usr/bin/env python3
+"""Engine benchmark: ingest, embedding, write and query latency on stores of 10k-100k chunks.
+
+Builds one store per size from real text (LoCoMo dialog turns and the messages of the agent
+transcripts under shared/fixtures), then measures:
+
+* bulk ingest: `Brain.write` with `embed_on_write` off (documents/s), then
+  `Brain.embed_pending` (chunks/s);
+* write latency: `Brain.write` of a fresh ~1 KB note with its embedding (p50/p95);
+* query latency per mode (hybrid, lexical, vector) and for hybrid with a collection or a
+  time filter, query embedding included (p50/p95), with the query embedding alone as a
+  reference;
+* peak RSS of the process and the store's size on disk.
+
+A query variant stops early, with fewer samples (its `n`), once it has run --budget seconds.
+
+Every document is made to be exactly one chunk (at most 1000 characters, no headings), so a
+store of N documents holds N chunks. Distinct documents come from sliding windows of 1, 2, 3...
+consecutive texts at every start. The corpus is read from the shared folder; nothing is
+copied into the repository.
+
+Stores persist under --store-dir (git-ignored by default), one per size and embedding model,
+and are reused when they already hold the right corpus (--rebuild forces a new one), since
+embedding 100k chunks takes minutes.
+
+The embedding provider is the one the effective nano-brain configuration selects, whatever
+model that is. `--embedder hashing` swaps in a deterministic feature-hashing stand-in (no
+model), which shows the cost of the engine alone or lets the benchmark run where no model is
+installed.
+
+    python benchmarks/bench_engine.py [--sizes 10000,100000] [--shared PATH]
+        [--store-dir DIR] [--rebuild] [--embedder config|hashing]
+        [--writes 100] [--queries 200] [--budget 120] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import resource
+import shutil
+import sys
+import time
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nano_brain import Brain, EmbeddingError, Filters, SearchRequest, StoreError
+from nano_brain.config import LoadedConfig, load_config
+from nano_brain.embedding import EmbeddingProvider, create_provider, normalize
+from nano_brain.store._sqlite import sqlite_module
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_SHARED = Path(__file__).resolve().parents[2] / "shared"
+DEFAULT_STORE_DIR = HERE / "results" / "stores"
+
+MAX_DOC_CHARS = 1000
+"""Documents stay below the chunker's 1200-character maximum: one chunk each."""
+TURN_CHARS = 400
+UNIT_CHARS = 200
+"""Long turns and transcript messages are cut into pieces of at most this many characters
+(short pieces let windows of several of them fit in one document)."""
+MIN_UNIT_CHARS = 12
+MAX_WINDOW = 64
+NOTE_CHARS = 1024
+CORPUS = {"locomo": "note", "transcripts": "session"}
+"""Collection of each corpus source, and the kind of its documents."""
+WRITE_COLLECTION = "bench-writes"
+EPOCH = datetime(2023, 1, 1, tzinfo=UTC).timestamp()
+SPAN = 2 * 365 * 86400.0
+"""Documents' creation times are spread evenly over two years from EPOCH."""
+RECENT_FRACTION = 0.05
+"""The time-filtered query keeps the newest 5% of the corpus."""
+MODES = ("hybrid", "lexical", "vector")
+TARGETS = {"hybrid_p50_ms": 20.0, "hybrid_p95_ms": 50.0, "write_p50_ms": 15.0}
+TARGET_SIZE = 100_000
+
+# Transcript fields that hold prose (messages, reasoning, tool output), not ids or paths.
+_TEXT_KEYS = frozenset({"text", "content", "thinking", "message", "summary", "output", "stdout"})
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?=\s|$)[ \t]*", re.MULTILINE)
+_BLANKS = re.compile(r"\n{3,}")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+# -- corpus ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    content: str
+    collection: str
+    kind: str
+    created_at: float
+
+
+def locomo_turns(path: Path) -> list[str]:
+    """Every dialog turn of every LoCoMo conversation, in order, as `speaker: text`."""
+    turns: list[str] = []
+    for sample in json.loads(path.read_text(encoding="utf-8")):
+        conv = sample["conversation"]
+        numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+        for number in numbers:
+            for turn in conv[f"session_{number}"]:
+                line = f"{turn['speaker']}: {turn.get('text', '')}"
+                if turn.get("blip_caption"):
+                    line += f" [shares an image: {turn['blip_caption']}]"
+                turns.append(line)
+    return turns
+
+
+def locomo_questions(path: Path) -> list[str]:
+    """The LoCoMo questions, in file order, without repeats."""
+    questions = (
+        str(item["question"]).strip()
+        for sample in json.loads(path.read_text(encoding="utf-8"))
+        for item in sample["qa"]
+        if item.get("question")
+    )
+    return list(dict.fromkeys(q for q in questions if q))
+
+
+def transcript_texts(folder: Path) -> list[str]:
+    """Human-readable strings of the JSONL transcripts, in file and line order."""
+    texts: list[str] = []
+    for path in sorted(folder.rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            texts.extend(_strings(record, None))
+    return list(dict.fromkeys(texts))
+
+
+def _strings(node: Any, key: str | None) -> Iterator[str]:
+    if isinstance(node, dict):
+        for name, value in node.items():
+            yield from _strings(value, name)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _strings(value, key)
+    elif isinstance(node, str) and key in _TEXT_KEYS and _readable(node):
+        yield node
+
+
+def _readable(text: str) -> bool:
+    """Prose rather than a token, hash or encoded blob."""
+    if len(text) < MIN_UNIT_CHARS or " " not in text:
+        return False
+    letters = sum(ch.isalpha() or ch.isspace() for ch in text[:2000])
+    return letters / min(len(text), 2000) > 0.6
+
+
+def units(texts: Sequence[str], max_chars: int) -> list[str]:
+    """Texts cleaned (no Markdown headings, no NULs) and cut into pieces of <= max_chars."""
+    out: list[str] = []
+    for raw in texts:
+        text = _BLANKS.sub("\n\n", _HEADING.sub("", raw.replace("\x00", ""))).strip()
+        out.extend(p for p in _pieces(text, max_chars) if len(p) >= MIN_UNIT_CHARS)
+    return out
+
+
+def _pieces(text: str, max_chars: int) -> Iterator[str]:
+    if len(text) <= max_chars:
+        yield text
+        return
+    buf = ""
+    for sentence in _SENTENCE.split(text):
+        while len(sentence) > max_chars:
+            cut = sentence.rfind(" ", 0, max_chars)
+            cut = cut if cut > max_chars // 2 else max_chars
+            if buf:
+                yield buf
+                buf = ""
+            yield sentence[:cut].strip()
+            sentence = sentence[cut:].strip()
+        if buf and len(buf) + 1 + len(sentence) > max_chars:
+            yield buf
+            buf = ""
+        buf = f"{buf} {sentence}" if buf else sentence
+    if buf.strip():
+        yield buf.strip()
+
+
+def documents(sources: dict[str, list[str]], count: int, seed: int = 0) -> list[Doc]:
+    """`count` distinct one-chunk documents, sampled from windows of 1, 2, 3... units.
+
+    Every window of consecutive units of one source that fits in MAX_DOC_CHARS is a candidate;
+    a seeded sample keeps the mix of sources and lengths the same at every store size.
+    Creation times are spread evenly over SPAN in corpus order.
+    """
+    candidates: dict[str, str] = {}
+    for collection, texts in sources.items():
+        for start in range(len(texts)):
+            for width in range(1, MAX_WINDOW + 1):
+                window = texts[start : start + width]
+                content = "\n\n".join(window)
+                if len(window) < width or len(content) > MAX_DOC_CHARS:
+                    break
+                candidates.setdefault(content, collection)
+    if len(candidates) < count:
+        raise SystemExit(
+            f"the corpus yields only {len(candidates)} distinct documents of <= "
+            f"{MAX_DOC_CHARS} characters, fewer than the {count} asked for"
+        )
+    items = list(candidates.items())
+    chosen = np.sort(np.random.default_rng(seed).choice(len(items), size=count, replace=False))
+    step = SPAN / count
+    return [
+        Doc(items[i][0], items[i][1], CORPUS[items[i][1]], EPOCH + n * step)
+        for n, i in enumerate(chosen.tolist())
+    ]
+
+
+def fresh_notes(pool: Sequence[str], count: int) -> list[str]:
+    """`count` distinct ~1 KB notes of consecutive units (joined unlike corpus documents)."""
+    notes: list[str] = []
+    stride = max(1, len(pool) // (count * 2))
+    for start in range(0, len(pool), stride):
+        parts: list[str] = []
+        for unit in pool[start:]:
+            parts.append(unit)
+            if sum(len(p) + 1 for p in parts) >= NOTE_CHARS:
+                break
+        note = "\n".join(parts)
+        if len(note) > NOTE_CHARS:
+            cut = note.rfind(" ", 0, NOTE_CHARS)
+            note = note[: cut if cut > NOTE_CHARS // 2 else NOTE_CHARS].rstrip()
+        if len(note) >= NOTE_CHARS * 3 // 4 and note not in notes:
+            notes.append(note)
+            if len(notes) == count:
+                return notes
+    raise SystemExit(f"could not make {count} distinct notes of ~{NOTE_CHARS} characters")
+
+
+# -- embedding -------------------------------------------------------------------------------
+
+
+class HashingEmbedder(EmbeddingProvider):
+    """Deterministic feature hashing of words: no model, so timings show the engine alone."""
+
+    def __init__(self, dim: int = 384) -> None:
+        self._dim = dim
+
+    @property
+    def name(self) -> str:
+        return f"bench/hashing-{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        matrix = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()):
+                h = zlib.crc32(word.encode("utf-8"))
+                matrix[row, h % self._dim] += 1.0 if h & 0x8000_0000 else -1.0
+        return normalize(matrix)
+
+
+def make_provider(kind: str, config: LoadedConfig) -> EmbeddingProvider:
+    if kind == "hashing":
+        return HashingEmbedder()
+    try:
+        provider = create_provider(config.config.embedding)
+    except EmbeddingError as exc:
+        raise SystemExit(
+            f"the configured embedding provider is unavailable: {exc}\n"
+            "(configure one, or run with --embedder hashing to measure the engine alone)"
+        ) from None
+    if provider is None:
+        raise SystemExit("embedding.provider is none; use --embedder hashing or configure one")
+    return provider
+
+
+# -- measuring -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Latency:
+    """Summary of a latency sample, in milliseconds."""
+
+    n: int
+    p50: float
+    p95: float
+    mean: float
+    max: float
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Latency:
+        ms = np.asarray(seconds, dtype=np.float64) * 1000.0
+        return cls(
+            n=len(ms),
+            p50=float(np.percentile(ms, 50)),
+            p95=float(np.percentile(ms, 95)),
+            mean=float(ms.mean()),
+            max=float(ms.max()),
+        )
+
+
+@dataclass(slots=True)
+class SizeResult:
+    size: int
+    store: str
+    reused: bool
+    documents: int = 0
+    chunks: int = 0
+    ingest_docs_per_s: float | None = None
+    ingest_s: float | None = None
+    embed_chunks_per_s: float | None = None
+    embed_s: float | None = None
+    write: Latency | None = None
+    write_embedded: int = 0
+    embed_query: Latency | None = None
+    queries: dict[str, Latency] = field(default_factory=dict)
+    legs: dict[str, dict[str, int]] = field(default_factory=dict)
+    filter_share: dict[str, float] = field(default_factory=dict)
+    store_bytes: int = 0
+    peak_rss_bytes: int = 0
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.shared: Path = args.shared.resolve()
+        self.store_dir: Path = args.store_dir.resolve()
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        self.root = self.store_dir
+        self.bulk_config = load_config(
+            self.root, overrides={"embedding": {"embed_on_write": False}}
+        )
+        self.write_config = load_config(
+            self.root, overrides={"embedding": {"embed_on_write": True}}
+        )
+        self.provider = make_provider(args.embedder, self.write_config)
+        locomo = self.shared / "eval" / "locomo" / "locomo-dev.json"
+        self.sources = {
+            "locomo": units(locomo_turns(locomo), TURN_CHARS),
+            "transcripts": units(
+                transcript_texts(self.shared / "fixtures" / "transcripts"), UNIT_CHARS
+            ),
+        }
+        self.questions = locomo_questions(locomo)
+
+    def run(self, size: int) -> SizeResult:
+        db = self.store_dir / f"{size}-{_slug(self.provider.name)}-{self.provider.dim}.db"
+        result = SizeResult(size=size, store=str(db), reused=False)
+        self._build(db, size, result)
+        with self._open(db, self.write_config) as brain:
+            self._writes(brain, result)
+            self._queries(brain, size, result)
+            counts = brain.store.counts()
+            result.documents, result.chunks = counts["documents"], counts["chunks"]
+            result.store_bytes = brain.store.file_size()
+        result.peak_rss_bytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        return result
+
+    def _open(self, db: Path, config: LoadedConfig) -> Brain:
+        return Brain(self.root, config=config, db_path=db, provider=self.provider)
+
+    # -- build ---------------------------------------------------------------------------
+
+    def _build(self, db: Path, size: int, result: SizeResult) -> None:
+        if not self.args.rebuild and self._reusable(db, size):
+            result.reused = True
+        else:
+            _remove_store(db)
+            docs = documents(self.sources, size)
+            with self._open(db, self.bulk_config) as brain:
+                start = time.perf_counter()
+                for i, doc in enumerate(docs, 1):
+                    brain.write(doc.content, collection=doc.collection, kind=doc.kind,
+                                created_at=doc.created_at)
+                    if i % 1000 == 0:
+                        _progress(f"ingest {i}/{size}")
+                result.ingest_s = time.perf_counter() - start
+                result.ingest_docs_per_s = size / result.ingest_s
+                counts = brain.store.counts()
+                if counts["chunks"] != size:
+                    raise SystemExit(
+                        f"{size} documents made {counts['chunks']} chunks, not one each"
+                    )
+        with self._open(db, self.bulk_config) as brain:
+            pending = brain.store.pending_count()
+            if pending:
+                start = time.perf_counter()
+                done = brain.embed_pending(progress=lambda d, t: _progress(f"embed {d}/{t}"))
+                result.embed_s = time.perf_counter() - start
+                result.embed_chunks_per_s = done / result.embed_s
+            _checkpoint(db)
+        _progress("")
+
+    def _reusable(self, db: Path, size: int) -> bool:
+        if not db.is_file():
+            return False
+        try:
+            with self._open(db, self.bulk_config) as brain:
+                by_collection = brain.store.counts()["by_collection"]
+                model = brain.store.vector_model()
+        except StoreError:
+            return False
+        corpus = sum(by_collection.get(c, 0) for c in CORPUS)
+        return corpus == size and model in (None, (self.provider.name, self.provider.dim))
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def _writes(self, brain: Brain, result: SizeResult) -> None:
+        stale = brain.list(Filters(collections=(WRITE_COLLECTION,)), limit=1000)
+        for doc in stale:
+            brain.delete(f"#{doc.id}")
+        pool = [u for texts in self.sources.values() for u in texts]
+        notes = fresh_notes(pool, self.args.writes + 5)
+        for note in notes[:5]:  # warm up
+            brain.delete(f"#{brain.write(note, collection=WRITE_COLLECTION).document.id}")
+        seconds: list[float] = []
+        written: list[str] = []
+        for note in notes[5:]:
+            start = time.perf_counter()
+            res = brain.write(note, collection=WRITE_COLLECTION)
+            seconds.append(time.perf_counter() - start)
+            if not res.created:
+                raise SystemExit("a benchmark note was already stored; the sample is not fresh")
+            result.write_embedded += res.embedded
+            written.append(res.document.id)
+        for uid in written:
+            brain.delete(f"#{uid}")
+        _checkpoint(brain.store.path)
+        result.write = Latency.of(seconds)
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def _queries(self, brain: Brain, size: int, result: SizeResult) -> None:
+        count = self.args.queries
+        if len(self.questions) < count + 20:
+            raise SystemExit(f"only {len(self.questions)} LoCoMo questions for {count} queries")
+        measured, warm = self.questions[:count], self.questions[-20:]
+        recent = datetime.fromtimestamp(EPOCH + SPAN * (1 - RECENT_FRACTION), tz=UTC).isoformat()
+        variants: dict[str, dict[str, Any]] = {
+            **{mode: {"mode": mode} for mode in MODES},
+            "hybrid+collection": {"mode": "hybrid", "collection": ["transcripts"]},
+            "hybrid+created_after": {"mode": "hybrid", "created_after": recent},
+        }
+        for name, extra in variants.items():
+            request_filters = SearchRequest(query="x", **extra).filters()
+            if request_filters != Filters():
+                share = brain.store.count_filtered_vectors(request_filters, size + 1) / size
+                result.filter_share[name] = round(share, 4)
+        for question in warm:
+            for extra in variants.values():
+                brain.search(SearchRequest(query=question, limit=10, **extra))
+            self.provider.embed_query(question)
+        seconds: list[float] = []
+        for question in measured:
+            start = time.perf_counter()
+            self.provider.embed_query(question)
+            seconds.append(time.perf_counter() - start)
+        result.embed_query = Latency.of(seconds)
+        for name, extra in variants.items():
+            seconds = []
+            legs: dict[str, int] = {}
+            deadline = time.perf_counter() + self.args.budget
+            for question in measured:
+                request = SearchRequest(query=question, limit=10, **extra)
+                start = time.perf_counter()
+                response = brain.search(request)
+                seconds.append(time.perf_counter() - start)
+                if start > deadline:
+                    break
+                for leg, status in response.legs.items():
+                    key = f"{leg}:{status.split(':')[0]}"
+                    legs[key] = legs.get(key, 0) + 1
+                for step in response.fallback:
+                    legs[f"fallback:{step}"] = legs.get(f"fallback:{step}", 0) + 1
+            result.queries[name] = Latency.of(seconds)
+            result.legs[name] = legs
+
+
+# -- helpers and output ---------------------------------------------------------------------
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
+
+
+def _checkpoint(db: Path) -> None:
+    """Fold the WAL into the store file, so its size on disk is the store's."""
+    conn = sqlite_module().connect(str(db))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
+def _remove_store(db: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+
+def _progress(text: str) -> None:
+    """A transient status line on an interactive terminal; nothing otherwise."""
+    if sys.stderr.isatty():
+        width = shutil.get_terminal_size().columns - 1
+        sys.stderr.write("\r" + text[:width].ljust(width) + ("\r" if not text else ""))
+        sys.stderr.flush()
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB"
+
+
+def report(result: SizeResult) -> str:
+    lines = [f"== {result.size:,} chunks ({result.documents:,} documents, {result.chunks:,} "
+             f"chunks){' [reused store]' if result.reused else ''}"]
+    if result.ingest_docs_per_s is not None:
+        lines.append(f"  ingest (lexical only)  {result.ingest_docs_per_s:9.0f} docs/s   "
+                     f"({result.ingest_s:.1f} s)")
+    if result.embed_chunks_per_s is not None:
+        lines.append(f"  embed_pending          {result.embed_chunks_per_s:9.0f} chunks/s "
+                     f"({result.embed_s:.1f} s)")
+    lines.append(f"  {'latency (ms)':24}{'p50':>8}{'p95':>8}{'mean':>8}{'max':>8}     n")
+    rows: list[tuple[str, Latency | None]] = [
+        ("write 1 KB + embed", result.write),
+        ("embed_query alone", result.embed_query),
+        *((f"search {name}", lat) for name, lat in result.queries.items()),
+    ]
+    for label, lat in rows:
+        if lat is not None:
+            lines.append(f"  {label:24}{lat.p50:8.2f}{lat.p95:8.2f}{lat.mean:8.2f}{lat.max:8.2f}"
+                         f"{lat.n:6d}")
+    if result.write is not None:
+        lines.append(f"  notes embedded on write: {result.write_embedded}/{result.write.n}")
+    for name, legs in result.legs.items():
+        share = result.filter_share.get(name, 1.0)
+        legs_text = ", ".join(f"{k}={v}" for k, v in sorted(legs.items()))
+        lines.append(f"  {name:22} share {share:6.1%}  {legs_text}")
+    lines.append(f"  store size {_mib(result.store_bytes)}, peak RSS so far "
+                 f"{_mib(result.peak_rss_bytes)}")
+    return "\n".join(lines)
+
+
+def targets(results: Sequence[SizeResult]) -> list[str]:
+    """Whether the project's latency targets are met, on the store they apply to."""
+    lines = []
+    for result in results:
+        if result.size != TARGET_SIZE or "hybrid" not in result.queries:
+            continue
+        hybrid, write = result.queries["hybrid"], result.write
+        checks = [
+            ("hybrid p50", hybrid.p50, TARGETS["hybrid_p50_ms"]),
+            ("hybrid p95", hybrid.p95, TARGETS["hybrid_p95_ms"]),
+        ]
+        if write is not None:
+            checks.append(("write p50", write.p50, TARGETS["write_p50_ms"]))
+        for label, value, limit in checks:
+            verdict = "met" if value <= limit else "MISSED"
+            lines.append(f"  {label:11} {value:7.2f} ms  (target <= {limit:.0f} ms)  {verdict}")
+    return ["== targets at 100,000 chunks", *lines] if lines else []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,100000",
+                        help="comma-separated store sizes in chunks (default 10000,100000)")
+    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED,
+                        help="the shared folder with eval/ and fixtures/ "
+                        f"(default {DEFAULT_SHARED})")
+    parser.add_argument("--store-dir", type=Path, default=DEFAULT_STORE_DIR,
+                        help="where built stores are kept and reused")
+    parser.add_argument("--rebuild", action="store_true", help="build stores even if reusable")
+    parser.add_argument("--embedder", choices=("config", "hashing"), default="config",
+                        help="the configured provider (default) or a model-free stand-in")
+    parser.add_argument("--writes", type=int, default=100, help="write samples per size")
+    parser.add_argument("--queries", type=int, default=200, help="queries per mode and size")
+    parser.add_argument("--budget", type=float, default=120.0,
+                        help="seconds after which a query variant stops early (its n shows it)")
+    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    args = parser.parse_args(argv)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+
+    bench = Bench(args)
+    provider = bench.provider
+    print(f"nano-brain engine benchmark: embedder {provider.name} ({provider.dim}d), "
+          f"python {platform.python_version()}, SQLite {sqlite_module().sqlite_version}")
+    print("corpus units: " + ", ".join(f"{k} {len(v):,}" for k, v in bench.sources.items())
+          + f"; {len(bench.questions)} questions")
+    results: list[SizeResult] = []
+    for size in sizes:
+        results.append(bench.run(size))
+        print(report(results[-1]), flush=True)
+    for line in targets(results):
+        print(line)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "embedder": {"name": provider.name, "dim": provider.dim},
+            "python": platform.python_version(),
+            "sqlite": sqlite_module().sqlite_version,
+            "machine": {"cpus": _cpus(), "platform": platform.platform()},
+            "targets": TARGETS,
+            "results": [asdict(r) for r in results],
+        }
+        args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _cpus() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
