@@ -1,0 +1,172 @@
+"""Commands on documents: write, get, delete, list, tags."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InvalidInputError
+from ..filters import KINDS, Filters
+from ._app import common_options, emit, main, open_brain
+
+
+@main.command()
+@click.argument("content", required=False)
+@click.option(
+    "--file",
+    "-f",
+    "file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Read the content from a file ('-' for stdin).",
+)
+@click.option("--title", "-t", help="Title (default: the first line).")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--collection", "-c", default="memory", show_default=True)
+@click.option("--kind", type=click.Choice(KINDS), default="note", show_default=True)
+@click.option("--metadata", help="A JSON object stored with the note.")
+@click.option("--source-path", help="Where the note comes from; writing it again updates it.")
+@common_options
+def write(
+    content: str | None,
+    file: str | None,
+    title: str | None,
+    tags: tuple[str, ...],
+    collection: str,
+    kind: str,
+    metadata: str | None,
+    source_path: str | None,
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Save a note (CONTENT, --file, or stdin)."""
+    text = _read_content(content, file)
+    meta = _parse_metadata(metadata)
+    with open_brain(workspace, db) as brain:
+        result = brain.write(
+            text,
+            title=title,
+            tags=tags,
+            collection=collection,
+            kind=kind,
+            metadata=meta,
+            source_path=source_path,
+        )
+
+    def human() -> None:
+        verb = "saved" if result.created else ("updated" if result.updated else "unchanged")
+        vec = "" if result.embedded else " (vectors pending)"
+        click.echo(
+            f"{verb} #{result.document.id} {result.document.title!r}, {result.chunks} chunk(s){vec}"
+        )
+
+    emit(result.model_dump(), as_json, human)
+
+
+@main.command()
+@click.argument("ref")
+@common_options
+def get(ref: str, workspace: Path | None, db: Path | None, as_json: bool) -> None:
+    """Show a document by #id or source path."""
+    with open_brain(workspace, db) as brain:
+        doc = brain.get(ref)
+
+    def human() -> None:
+        click.echo(f"#{doc.id}  {doc.title}")
+        click.echo(
+            f"kind={doc.kind} collection={doc.collection} tags={','.join(doc.tags) or '-'} "
+            f"created={doc.created_at} updated={doc.updated_at}"
+        )
+        if doc.source_path:
+            click.echo(f"source: {doc.source_path}")
+        click.echo("")
+        click.echo(doc.content)
+
+    emit(doc.model_dump(), as_json, human)
+
+
+@main.command()
+@click.argument("ref")
+@common_options
+def delete(ref: str, workspace: Path | None, db: Path | None, as_json: bool) -> None:
+    """Delete a document and everything derived from it."""
+    with open_brain(workspace, db) as brain:
+        doc = brain.delete(ref)
+    emit(doc.model_dump(), as_json, lambda: click.echo(f"deleted #{doc.id} {doc.title!r}"))
+
+
+@main.command(name="list")
+@click.option("--limit", "-n", type=int, default=50, show_default=True)
+@click.option("--offset", type=int, default=0)
+@click.option("--collection", "-c", multiple=True)
+@click.option("--tag", "tags", multiple=True)
+@click.option("--kind", multiple=True, type=click.Choice(KINDS))
+@common_options
+def list_cmd(
+    limit: int,
+    offset: int,
+    collection: tuple[str, ...],
+    tags: tuple[str, ...],
+    kind: tuple[str, ...],
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """List documents, most recently updated first."""
+    filters = Filters(collections=collection, tags=tags, kinds=kind)  # type: ignore[arg-type]
+    with open_brain(workspace, db) as brain:
+        docs = brain.list(filters, limit=limit, offset=offset)
+
+    def human() -> None:
+        for doc in docs:
+            click.echo(f"#{doc.id}  {doc.updated_at}  {doc.collection:<12} {doc.title}")
+        if not docs:
+            click.echo("no documents")
+
+    emit([d.model_dump() for d in docs], as_json, human)
+
+
+@main.command(name="tags")
+@common_options
+def tags_cmd(workspace: Path | None, db: Path | None, as_json: bool) -> None:
+    """List tags with how many documents carry each."""
+    with open_brain(workspace, db) as brain:
+        rows = brain.tags()
+    emit(
+        [{"tag": t, "count": n} for t, n in rows],
+        as_json,
+        lambda: [click.echo(f"{n:6d}  {t}") for t, n in rows] or click.echo("no tags"),
+    )
+
+
+def _read_content(content: str | None, file: str | None) -> str:
+    if content is not None and file is not None:
+        raise InvalidInputError("give the content as an argument or with --file, not both")
+    if content is not None:
+        return content
+    if file is None and sys.stdin.isatty():
+        raise InvalidInputError("no content: pass it as an argument, with --file, or on stdin")
+    try:
+        raw = sys.stdin.buffer.read() if file in (None, "-") else Path(file).read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"content is not valid UTF-8 (byte {exc.start})") from None
+
+
+def _parse_metadata(metadata: str | None) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    try:
+        value = json.loads(metadata)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"--metadata is not JSON: {exc.msg}") from None
+    if not isinstance(value, dict):
+        raise InvalidInputError("--metadata must be a JSON object")
+    return value

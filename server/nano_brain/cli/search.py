@@ -1,0 +1,106 @@
+"""Commands that search: query (hybrid), search (lexical), vsearch (vector)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..filters import KINDS
+from ..search import validate_request
+from ._app import common_options, emit, main, open_brain
+
+
+def _search_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.argument("query", nargs=-1, required=True),
+        click.option("--limit", "-n", type=int, default=10, show_default=True),
+        click.option(
+            "--collection", "-c", multiple=True, help="Only this collection (repeatable)."
+        ),
+        click.option(
+            "--tag", "tags", multiple=True, help="Only documents with this tag (all must match)."
+        ),
+        click.option("--kind", multiple=True, type=click.Choice(KINDS)),
+        click.option("--created-after", help="RFC 3339 time, date, or age such as 7d."),
+        click.option("--created-before"),
+        click.option("--updated-after"),
+        click.option("--updated-before"),
+        click.option("--content", "include_content", is_flag=True, help="Print whole documents."),
+        click.option("--explain", is_flag=True, help="Show every score component."),
+        common_options,
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _run_search(
+    mode: str,
+    query: tuple[str, ...],
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+    limit: int,
+    collection: tuple[str, ...],
+    tags: tuple[str, ...],
+    kind: tuple[str, ...],
+    include_content: bool,
+    explain: bool,
+    **times: str | None,
+) -> None:
+    request = validate_request(
+        query=" ".join(query),
+        mode=mode,
+        limit=limit,
+        collection=list(collection),
+        tags=list(tags),
+        kind=list(kind),
+        include_content=include_content,
+        explain=explain,
+        **{k: v for k, v in times.items() if v is not None},
+    )
+    with open_brain(workspace, db) as brain:
+        response = brain.search(request)
+
+    def human() -> None:
+        legs = ", ".join(f"{k}: {v}" for k, v in response.legs.items())
+        if not response.results:
+            click.echo(f"no results ({legs})")
+            return
+        for i, hit in enumerate(response.results, 1):
+            tags_text = f" [{', '.join(hit.tags)}]" if hit.tags else ""
+            click.echo(
+                f"{i:2d}. #{hit.id}  {hit.title}  ({hit.collection}, {hit.score:.4f}){tags_text}"
+            )
+            click.echo(f"    {hit.content if include_content else hit.snippet}")
+            if hit.explain:
+                click.echo(f"    explain: {json.dumps(hit.explain)}")
+        if any(not v.startswith(("ok", "empty")) for v in response.legs.values()):
+            click.echo(f"({legs})", err=True)
+
+    emit(response.model_dump(), as_json, human)
+
+
+@main.command()
+@_search_options
+def query(**kwargs: Any) -> None:
+    """Hybrid search: lexical and vector legs fused."""
+    _run_search("hybrid", **kwargs)
+
+
+@main.command()
+@_search_options
+def search(**kwargs: Any) -> None:
+    """Lexical (full-text) search only."""
+    _run_search("lexical", **kwargs)
+
+
+@main.command()
+@_search_options
+def vsearch(**kwargs: Any) -> None:
+    """Vector (semantic) search only."""
+    _run_search("vector", **kwargs)
