@@ -15,9 +15,10 @@ transcripts under shared/fixtures), then measures:
 A query variant stops early, with fewer samples (its `n`), once it has run --budget seconds.
 
 Every document is made to be exactly one chunk (at most 1000 characters, no headings), so a
-store of N documents holds N chunks. Distinct documents come from sliding windows of 1, 2, 3...
-consecutive texts at every start. The corpus is read from the shared folder; nothing is
-copied into the repository.
+store of N documents holds N chunks. The documents are a seeded sample of the distinct sliding
+windows of 1, 2, 3... consecutive texts at every start, so every size has the same mix of
+sources and lengths. The corpus is read from the shared folder; nothing is copied into the
+repository. Queries are the LoCoMo questions.
 
 Stores persist under --store-dir (git-ignored by default), one per size and embedding model,
 and are reused when they already hold the right corpus (--rebuild forces a new one), since
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import re
 import resource
@@ -79,6 +81,7 @@ SPAN = 2 * 365 * 86400.0
 RECENT_FRACTION = 0.05
 """The time-filtered query keeps the newest 5% of the corpus."""
 MODES = ("hybrid", "lexical", "vector")
+WARM_QUERIES = 20
 TARGETS = {"hybrid_p50_ms": 20.0, "hybrid_p95_ms": 50.0, "write_p50_ms": 15.0}
 TARGET_SIZE = 100_000
 
@@ -406,7 +409,7 @@ class Bench:
             with self._open(db, self.bulk_config) as brain:
                 by_collection = brain.store.counts()["by_collection"]
                 model = brain.store.vector_model()
-        except StoreError:
+        except (StoreError, sqlite_module().DatabaseError):  # e.g. an older, unmigratable schema
             return False
         corpus = sum(by_collection.get(c, 0) for c in CORPUS)
         return corpus == size and model in (None, (self.provider.name, self.provider.dim))
@@ -440,9 +443,9 @@ class Bench:
 
     def _queries(self, brain: Brain, size: int, result: SizeResult) -> None:
         count = self.args.queries
-        if len(self.questions) < count + 20:
+        if len(self.questions) < count + WARM_QUERIES:
             raise SystemExit(f"only {len(self.questions)} LoCoMo questions for {count} queries")
-        measured, warm = self.questions[:count], self.questions[-20:]
+        measured, warm = self.questions[:count], self.questions[-WARM_QUERIES:]
         recent = datetime.fromtimestamp(EPOCH + SPAN * (1 - RECENT_FRACTION), tz=UTC).isoformat()
         variants: dict[str, dict[str, Any]] = {
             **{mode: {"mode": mode} for mode in MODES},
@@ -455,9 +458,13 @@ class Bench:
                 share = brain.store.count_filtered_vectors(request_filters, size + 1) / size
                 result.filter_share[name] = round(share, 4)
         for question in warm:
-            for extra in variants.values():
-                brain.search(SearchRequest(query=question, limit=10, **extra))
             self.provider.embed_query(question)
+        for extra in variants.values():  # a quarter of the budget at most
+            deadline = time.perf_counter() + self.args.budget / 4
+            for question in warm:
+                brain.search(SearchRequest(query=question, limit=10, **extra))
+                if time.perf_counter() > deadline:
+                    break
         seconds: list[float] = []
         for question in measured:
             start = time.perf_counter()
@@ -473,13 +480,13 @@ class Bench:
                 start = time.perf_counter()
                 response = brain.search(request)
                 seconds.append(time.perf_counter() - start)
-                if start > deadline:
-                    break
                 for leg, status in response.legs.items():
                     key = f"{leg}:{status.split(':')[0]}"
                     legs[key] = legs.get(key, 0) + 1
                 for step in response.fallback:
                     legs[f"fallback:{step}"] = legs.get(f"fallback:{step}", 0) + 1
+                if start > deadline:
+                    break
             result.queries[name] = Latency.of(seconds)
             result.legs[name] = legs
 
@@ -613,8 +620,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _cpus() -> int:
-    import os
-
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 

@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
                                 mode=mode,
                                 limit=max(KS),
                                 collection=[sid],
+                            track=False,  # questions are independent: no usage feedback
                             )
                         )
                         latencies.append(time.perf_counter() - t)

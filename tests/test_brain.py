@@ -49,7 +49,7 @@ def test_same_source_path_updates_in_place(tiny_brain: Brain) -> None:
 def test_delete_cascades_to_every_derived_row(tiny_brain: Brain) -> None:
     long_text = "\n\n".join(f"## Part {i}\n\nparagraph {i} " + "words " * 150 for i in range(6))
     res = tiny_brain.write(long_text, tags=["a", "b"])
-    keep = tiny_brain.write("a note that stays", tags=["a"])
+    keep = tiny_brain.write("a memo that stays", tags=["a"])
     assert res.chunks > 1
     before = tiny_brain.status()
     assert before["vectors"] == res.chunks + 1
@@ -65,7 +65,7 @@ def test_delete_cascades_to_every_derived_row(tiny_brain: Brain) -> None:
     }
     assert tiny_brain.store._rows("SELECT count(*) FROM vec_chunks")[0][0] == 1
     assert tiny_brain.tags() == [("a", 1)]
-    assert tiny_brain.get(keep.document.id).title == "a note that stays"
+    assert tiny_brain.get(keep.document.id).title == "a memo that stays"
     with pytest.raises(NotFoundError):
         tiny_brain.get(res.document.id)
 

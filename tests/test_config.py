@@ -2,7 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from nano_brain.config import WORKSPACE_CONFIG_NAME, load_config
+from nano_brain.config import WORKSPACE_CONFIG_NAME, SearchConfig, load_config
+
+DEFAULT_K = SearchConfig().rrf_k
 
 
 def test_defaults_without_any_file(tmp_path: Path) -> None:
@@ -20,7 +22,7 @@ def test_invalid_values_warn_and_fall_back(tmp_path: Path) -> None:
     )
     loaded = load_config(tmp_path)
     cfg = loaded.config
-    assert cfg.search.rrf_k == 60 and cfg.search.recency_half_life == "30d"
+    assert cfg.search.rrf_k == DEFAULT_K and cfg.search.recency_half_life == "30d"
     assert cfg.search.candidates == 70  # a valid neighbour is kept
     assert cfg.embedding.provider == "local"
     text = "\n".join(loaded.warnings)
@@ -41,5 +43,5 @@ def test_layering_global_workspace_env(tmp_path: Path, monkeypatch: pytest.Monke
 def test_unreadable_yaml_is_a_warning(tmp_path: Path) -> None:
     (tmp_path / WORKSPACE_CONFIG_NAME).write_text("search: [unclosed\n")
     loaded = load_config(tmp_path)
-    assert loaded.config.search.rrf_k == 60
+    assert loaded.config.search.rrf_k == DEFAULT_K
     assert any("cannot be read" in w for w in loaded.warnings)

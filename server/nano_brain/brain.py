@@ -13,20 +13,33 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
+from .categorize import categorize
 from .chunking import chunk_text
 from .config import Config, LoadedConfig, load_config
 from .embedding import EmbeddingProvider, create_provider
-from .errors import EmbeddingError, InvalidInputError, ModelMismatchError, NotFoundError
+from .errors import (
+    EmbeddingError,
+    InvalidInputError,
+    ModelMismatchError,
+    NotFoundError,
+    TombstonedError,
+)
 from .filters import KINDS, Filters
-from .models import Document, SearchResponse, WriteResult
+from .models import AuditEntry, Document, History, SearchResponse, WriteResult
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, Store
+from .timeutil import iso, parse_instant
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$")
 _UNSET: Any = object()
+# What eviction never touches unless `storage.evict_decisions`: active decisions.
+_DECISION_SQL = (
+    "d.status = 'active' AND (d.collection = 'decisions' OR EXISTS (SELECT 1 FROM document_tags t "
+    "WHERE t.doc_id = d.id AND t.tag IN ('decision', 'auto:architecture-decision')))"
+)
 
 
 class Brain(VectorAccess):
@@ -39,7 +52,10 @@ class Brain(VectorAccess):
         config: Config | LoadedConfig | None = None,
         db_path: str | Path | None = None,
         provider: EmbeddingProvider | None = _UNSET,
+        actor: str = "cli",
     ) -> None:
+        self.actor = actor
+        """Who mutations are attributed to in the audit log: cli, mcp, lsp or harvest."""
         self.root = paths.workspace_root(root)
         if not self.root.is_dir():
             raise InvalidInputError(f"workspace {self.root} is not a directory")
@@ -58,7 +74,7 @@ class Brain(VectorAccess):
         self._provider: EmbeddingProvider | None = provider
         self._provider_error: str | None = None
         self._provider_lock = threading.Lock()
-        self._search = SearchPipeline(self.store, self.config.search, self)
+        self._search = SearchPipeline(self.store, self.config, self)
 
     def close(self) -> None:
         self.store.close()
@@ -109,10 +125,19 @@ class Brain(VectorAccess):
         metadata: dict[str, Any] | None = None,
         source_path: str | None = None,
         created_at: float | None = None,
+        supersedes: str | None = None,
+        pinned: bool = False,
+        respect_tombstone: bool = False,
     ) -> WriteResult:
-        """Store a note (idempotent on identical content); lexically searchable on return."""
+        """Store a note; lexically searchable on return.
+
+        Identical content is idempotent. Writing new content to an existing source path makes
+        a new version and keeps the old one. `supersedes` marks another document superseded
+        by this one (an unknown target or a cycle is an error and nothing is written).
+        With `respect_tombstone`, a source the user deleted is not written again.
+        """
         content = self._check_content(content)
-        tags = _clean_tags(tags)
+        user_tags = _clean_tags(tags)
         if not _NAME.match(collection):
             raise InvalidInputError(
                 f"invalid collection {collection!r}: letters, digits and _ . : / - (max 64)"
@@ -121,45 +146,50 @@ class Brain(VectorAccess):
             raise InvalidInputError(f"invalid kind {kind!r}: one of {', '.join(KINDS)}")
         metadata = dict(metadata or {})
         title = (title or "").strip() or _title_of(content)
+        all_tags = list(dict.fromkeys([*user_tags, *categorize(content)]))
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         now = time.time()
         created = updated = False
+        status = "unreviewed" if self._needs_review() else "active"
         with self.store.transaction():
+            if respect_tombstone and source_path and self.store.tombstone(source_path):
+                raise TombstonedError(f"{source_path} was deleted by the user (tombstone)")
+            target = self._resolve(supersedes) if supersedes else None
             existing = (
-                self.store.find_by_source(source_path)
-                if source_path
+                self.store.find_by_source(source_path) if source_path
                 else self.store.find_by_hash(collection, digest)
             )
             if existing is None:
                 doc_id = self.store.insert_document(
-                    uid=secrets.token_hex(6),
-                    kind=kind,
-                    collection=collection,
-                    title=title,
-                    content=content,
-                    content_hash=digest,
-                    source_path=source_path,
-                    metadata=metadata,
-                    created_at=created_at if created_at is not None else now,
+                    uid=secrets.token_hex(6), kind=kind, collection=collection, title=title,
+                    content=content, content_hash=digest, source_path=source_path,
+                    metadata=metadata, created_at=created_at if created_at is not None else now,
+                    updated_at=now, recorded_at=now, valid_from=created_at or now,
+                    status=status, author=self.actor, pinned=pinned,
                 )
                 self.store.replace_chunks(doc_id, self._chunks(title, content))
                 created = True
+            elif existing.content_hash != digest or existing.title != title:
+                doc_id = self._new_version(existing, title, content, digest, metadata, now)
+                updated = True
             else:
                 doc_id = existing.id
-                if existing.content_hash != digest or existing.title != title:
-                    self.store.update_document(
-                        doc_id,
-                        title=title,
-                        content=content,
-                        content_hash=digest,
-                        metadata={**existing.metadata, **metadata},
-                        updated_at=now,
-                    )
-                    self.store.replace_chunks(doc_id, self._chunks(title, content))
-                    updated = True
-            self.store.add_tags(doc_id, tags)
+            self.store.add_tags(doc_id, all_tags)
+            row = self._require(self.store.get_by_id(doc_id), "new document")
+            if created or updated:
+                self.store.audit(
+                    at=now, actor=self.actor, action="write" if created else "edit",
+                    uid=row.uid, title=title, prev_status=None if created else existing.status,
+                    new_status=row.status,
+                    details={"version": row.version, "collection": collection, "kind": kind,
+                             "source_path": source_path, "tags": row.tags},
+                )
+            if target is not None:
+                self._supersede(target, row, now)
         embedded = self._embed_document(doc_id) if self.config.embedding.embed_on_write else False
-        row = self._require(self.store.get_by_id(doc_id), f"#{doc_id}")
+        if created or updated:
+            self.enforce_storage_limit()
+        row = self._require(self.store.get_by_id(doc_id), f"#{row.uid}")
         return WriteResult(
             document=Document.from_row(row),
             created=created,
@@ -168,16 +198,71 @@ class Brain(VectorAccess):
             embedded=embedded,
         )
 
+    def _new_version(self, old: DocumentRow, title: str, content: str, digest: str,
+                     metadata: dict[str, Any], now: float) -> int:
+        """Close the current version and insert its successor (same id, version + 1)."""
+        self.store.close_version(old.id, now)
+        doc_id = self.store.insert_document(
+            uid=old.uid, kind=old.kind, collection=old.collection, title=title, content=content,
+            content_hash=digest, source_path=old.source_path,
+            metadata={**old.metadata, **metadata}, created_at=old.created_at, updated_at=now,
+            recorded_at=now, valid_from=now, version=old.version + 1, status=old.status,
+            author=self.actor, access_count=old.access_count,
+            last_accessed_at=old.last_accessed_at, pinned=old.pinned,
+        )
+        self.store.copy_tags(old.id, doc_id)
+        self.store.replace_chunks(doc_id, self._chunks(title, content))
+        return doc_id
+
     def get(self, ref: str) -> Document:
         """A document by `#id`, id, or source path."""
         return Document.from_row(self._resolve(ref))
 
-    def delete(self, ref: str) -> Document:
-        """Delete a document and everything derived from it, in one transaction."""
+    def delete(self, ref: str, *, tombstone: bool | None = None) -> Document:
+        """Delete a document, all its versions and everything derived from them.
+
+        A document that a harvest or the code index would re-create (kind session or code,
+        with a source) leaves a tombstone so it stays deleted; `tombstone=True` forces one.
+        """
+        now = time.time()
         with self.store.transaction():
             row = self._resolve(ref)
-            self.store.delete_document(row.id)
+            if tombstone is None:
+                tombstone = row.kind in ("session", "code")
+            if tombstone and row.source_path:
+                self.store.add_tombstone(row.source_path, row.uid, row.title, now, self.actor)
+            self.store.delete_document(row.uid)
+            self.store.audit(
+                at=now, actor=self.actor, action="delete", uid=row.uid, title=row.title,
+                prev_status=row.status, details={
+                    "versions": row.version, "source_path": row.source_path,
+                    "tombstone": bool(tombstone and row.source_path),
+                },
+            )
         return Document.from_row(row, content=False)
+
+    def forget(self, ref: str) -> Document:
+        """Delete a document and leave a tombstone on its source, whatever its kind."""
+        return self.delete(ref, tombstone=True)
+
+    def unforget(self, source: str) -> bool:
+        """Remove the tombstone on a source, so it may be derived again."""
+        now = time.time()
+        with self.store.transaction():
+            stone = self.store.tombstone(source)
+            if stone is None:
+                raise NotFoundError(f"no tombstone for {source}")
+            self.store.remove_tombstone(source)
+            self.store.audit(at=now, actor=self.actor, action="unforget", uid=stone.doc_uid,
+                             title=stone.title, details={"source": source})
+        return True
+
+    def tombstones(self) -> list[dict[str, Any]]:
+        return [
+            {"source": t.source, "id": t.doc_uid, "title": t.title, "at": iso(t.created_at),
+             "by": t.actor}
+            for t in self.store.tombstones()
+        ]
 
     def list(
         self, filters: Filters | None = None, *, limit: int = 50, offset: int = 0
@@ -190,11 +275,139 @@ class Brain(VectorAccess):
     def tags(self, filters: Filters | None = None) -> list[tuple[str, int]]:
         return self.store.tags(filters or Filters())
 
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def supersede(self, old_ref: str, new_ref: str) -> Document:
+        """Mark `old_ref` superseded by `new_ref`; returns the old document, updated."""
+        now = time.time()
+        with self.store.transaction():
+            old, new = self._resolve(old_ref), self._resolve(new_ref)
+            self._supersede(old, new, now)
+            row = self._require(self.store.find_current(old.uid), old_ref)
+        return Document.from_row(row, content=False)
+
+    def _supersede(self, old: DocumentRow, new: DocumentRow, now: float) -> None:
+        if old.uid == new.uid:
+            raise InvalidInputError("a document cannot supersede itself")
+        seen = {new.uid}
+        successor = new.superseded_by
+        while successor is not None:
+            if successor == old.uid:
+                raise InvalidInputError(
+                    f"#{old.uid} cannot be superseded by #{new.uid}: #{new.uid} is already "
+                    f"(transitively) superseded by #{old.uid}, which would make a cycle"
+                )
+            if successor in seen:
+                break
+            seen.add(successor)
+            nxt = self.store.find_current(successor)
+            successor = nxt.superseded_by if nxt else None
+        self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid)
+        self.store.audit(
+            at=now, actor=self.actor, action="supersede", uid=old.uid, title=old.title,
+            prev_status=old.status, new_status="superseded",
+            details={"superseded_by": new.uid, "previous_successor": old.superseded_by},
+        )
+
+    def retract(self, ref: str, *, reason: str = "") -> Document:
+        """Mark a document as wrong: kept for the record, never returned by default."""
+        return self._change_status(ref, "retracted", action="retract", details={"reason": reason})
+
+    def confirm(self, ref: str) -> Document:
+        """A person confirms an unreviewed (or retracted) document: it becomes active."""
+        return self._change_status(ref, "active", action="confirm")
+
+    def _change_status(self, ref: str, status: str, *, action: str,
+                       details: dict[str, Any] | None = None) -> Document:
+        now = time.time()
+        with self.store.transaction():
+            row = self._resolve(ref)
+            if row.status == status:
+                return Document.from_row(row, content=False)
+            self.store.set_status(row.uid, status, now)
+            self.store.audit(at=now, actor=self.actor, action=action, uid=row.uid,
+                             title=row.title, prev_status=row.status, new_status=status,
+                             details=details)
+            row = self._require(self.store.find_current(row.uid), ref)
+        return Document.from_row(row, content=False)
+
+    def pin(self, ref: str, pinned: bool = True) -> Document:
+        """Pinned documents are never evicted by the storage limit."""
+        now = time.time()
+        with self.store.transaction():
+            row = self._resolve(ref)
+            self.store.set_pinned(row.uid, pinned)
+            self.store.audit(at=now, actor=self.actor, action="pin" if pinned else "unpin",
+                             uid=row.uid, title=row.title)
+            row = self._require(self.store.find_current(row.uid), ref)
+        return Document.from_row(row, content=False)
+
+    def history(self, ref: str) -> History:
+        """Every version of a document (oldest first) and its audit events."""
+        row = self._resolve(ref)
+        versions = [Document.from_row(v) for v in self.store.versions(row.uid)]
+        events = [AuditEntry.from_row(a) for a in self.store.audit_rows(uid=row.uid, limit=1000)]
+        return History(id=row.uid, versions=versions, events=events)
+
+    def log(self, *, ref: str | None = None, limit: int = 50) -> list[AuditEntry]:
+        """The audit log, newest first (optionally for one document id)."""
+        if limit < 1:
+            raise InvalidInputError("limit must be >= 1")
+        uid = ref.lstrip("#") if ref else None
+        return [AuditEntry.from_row(a) for a in self.store.audit_rows(uid=uid, limit=limit)]
+
+    def prune_log(self, *, older_than: str) -> int:
+        """Delete audit entries older than a duration (e.g. `365d`); the prune is logged."""
+        cutoff = parse_instant(older_than)
+        count = self.store.prune_audit(cutoff)
+        with self.store.transaction():
+            self.store.audit(at=time.time(), actor=self.actor, action="prune-log",
+                             details={"older_than": older_than, "deleted": count})
+        return count
+
+    def enforce_storage_limit(self) -> list[Document]:
+        """Evict documents until the store is under `storage.max_size` (if set)."""
+        limit = self.config.storage.max_size_bytes()
+        if limit is None or self.store.logical_size() <= limit:
+            return []
+        protect = "0" if self.config.storage.evict_decisions else _DECISION_SQL
+        evicted: list[Document] = []
+        decay = self.config.decay
+        while self.store.logical_size() > limit:
+            batch = self.store.eviction_candidates(
+                by_access=decay.enabled, tier_seconds=decay.half_life_days() * 86400,
+                protect=protect, limit=10,
+            )
+            if not batch:
+                log.warning("store is over %s but nothing more may be evicted",
+                            self.config.storage.max_size)
+                break
+            now = time.time()
+            with self.store.transaction():
+                for row in batch:
+                    self.store.delete_document(row.uid)
+                    self.store.audit(at=now, actor=self.actor, action="evict", uid=row.uid,
+                                     title=row.title, prev_status=row.status,
+                                     details={"access_count": row.access_count,
+                                              "limit": self.config.storage.max_size})
+                    evicted.append(Document.from_row(row, content=False))
+        return evicted
+
+    def _needs_review(self) -> bool:
+        return self.config.review.enabled and self.actor in ("mcp", "harvest")
+
     # -- search -----------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        """Hybrid, lexical or vector search, per `request.mode`."""
-        return self._search.run(request)
+        """Hybrid, lexical or vector search, per `request.mode`.
+
+        Each document returned is counted as accessed once (one batched update), unless the
+        request says `track=False` (internal lookups).
+        """
+        response = self._search.run(request)
+        if request.track and response.results and request.as_of is None:
+            self.store.track_access([hit.id for hit in response.results], time.time())
+        return response
 
     # -- embeddings -------------------------------------------------------------------------
 
@@ -309,7 +522,7 @@ class Brain(VectorAccess):
         if not ref:
             raise InvalidInputError("a document id (#id) or source path is required")
         uid = ref[1:] if ref.startswith("#") else ref
-        row = self.store.get_by_uid(uid) if re.fullmatch(r"[0-9a-f]{12}", uid) else None
+        row = self.store.find_current(uid) if re.fullmatch(r"[0-9a-f]{12}", uid) else None
         if row is None and not ref.startswith("#"):
             row = self.store.find_by_source(ref)
         return self._require(row, ref)

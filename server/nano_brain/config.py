@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +26,19 @@ ENV_PREFIX = "NANO_BRAIN_"
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|tb)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4}
+
+
+def parse_size(text: str | int) -> int:
+    """Bytes in a size such as `500MB`, `2GB` or a plain number of bytes."""
+    match = _SIZE.match(str(text))
+    if not match:
+        raise ValueError(f"invalid size {text!r}: expected e.g. 500MB or 2GB")
+    return int(float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()])
 
 
 class StorageConfig(_Section):
@@ -33,6 +46,41 @@ class StorageConfig(_Section):
     """Override of the store file; default `<data dir>/workspaces/<id>/brain.db`."""
     max_content_bytes: int = Field(5 * 1024 * 1024, gt=0)
     busy_timeout_ms: int = Field(10_000, ge=0)
+    max_size: str | None = Field(None, alias="maxSize")
+    """Evict documents when the store grows past this (e.g. `500MB`); None = no limit."""
+    evict_decisions: bool = False
+    """Let eviction remove active decisions too (pinned documents are never evicted)."""
+
+    @field_validator("max_size")
+    @classmethod
+    def _size(cls, value: str | None) -> str | None:
+        if value is not None and parse_size(value) <= 0:
+            raise ValueError("must be positive")
+        return value
+
+    def max_size_bytes(self) -> int | None:
+        return None if self.max_size is None else parse_size(self.max_size)
+
+
+class DecayConfig(_Section):
+    """Phase-1 relevance decay: how fast unused memories fade (off by default)."""
+
+    enabled: bool = False
+    half_life: str = Field("30d", alias="halfLife")
+    boost_weight: float = Field(0.15, ge=0, le=1, alias="boostWeight")
+
+    @field_validator("half_life")
+    @classmethod
+    def _duration(cls, value: str) -> str:
+        return _positive_duration(value)
+
+    def half_life_days(self) -> float:
+        return parse_duration(self.half_life) / 86400
+
+
+class ReviewConfig(_Section):
+    enabled: bool = False
+    """Notes written by agents (MCP) or harvested start `unreviewed` until a person confirms."""
 
 
 class EmbeddingConfig(_Section):
@@ -59,16 +107,15 @@ class SearchConfig(_Section):
     candidates: int = Field(50, gt=0, le=2000)
     """Candidates each leg contributes to fusion."""
 
+    usage_boost_weight: float = Field(0.15, ge=0)
+    """Phase-1 usage boost in hybrid search; 0 disables it (access is still tracked)."""
+    supersede_demotion: float = Field(0.5, ge=0, le=1)
+    """Score factor for superseded documents when a query asks to include them."""
+
     @field_validator("recency_half_life")
     @classmethod
     def _duration(cls, value: str) -> str:
-        try:
-            seconds = parse_duration(value)
-        except NanoBrainError as exc:
-            raise ValueError(str(exc)) from None
-        if seconds <= 0:
-            raise ValueError("must be positive")
-        return value
+        return _positive_duration(value)
 
 
 class ChunkingConfig(_Section):
@@ -76,11 +123,23 @@ class ChunkingConfig(_Section):
     overlap_chars: int = Field(150, ge=0, le=10_000)
 
 
+def _positive_duration(value: str) -> str:
+    try:
+        seconds = parse_duration(value)
+    except NanoBrainError as exc:
+        raise ValueError(str(exc)) from None
+    if seconds <= 0:
+        raise ValueError("must be positive")
+    return value
+
+
 class Config(_Section):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
+    decay: DecayConfig = Field(default_factory=DecayConfig)
+    review: ReviewConfig = Field(default_factory=ReviewConfig)
 
 
 class LoadedConfig(BaseModel):
@@ -158,9 +217,11 @@ def _lenient(model: type[_Section], data: Any, where: str, warnings: list[str]) 
         warnings.append(f"{where or 'config'}: expected a mapping, got {data!r}; using defaults")
         return model()
     clean: dict[str, Any] = {}
-    for key, value in data.items():
-        name = f"{where}.{key}" if where else str(key)
-        field = model.model_fields.get(str(key))
+    aliases = {f.alias: n for n, f in model.model_fields.items() if f.alias}
+    for raw_key, value in data.items():
+        name = f"{where}.{raw_key}" if where else str(raw_key)
+        key = aliases.get(str(raw_key), str(raw_key))
+        field = model.model_fields.get(key)
         if field is None:
             warnings.append(f"{name}: unknown key; ignored")
             continue

@@ -35,3 +35,9 @@ class EmbeddingError(NanoBrainError):
 
 class ModelMismatchError(EmbeddingError):
     """The store's vectors come from a different model than the configured one."""
+
+
+class TombstonedError(NanoBrainError):
+    """The source was deleted by the user; deriving it again is refused until `unforget`."""
+
+    exit_code = 6

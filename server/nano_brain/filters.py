@@ -8,6 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Kind = Literal["note", "session", "code"]
 KINDS: tuple[Kind, ...] = ("note", "session", "code")
+Status = Literal["active", "superseded", "retracted", "unreviewed"]
+STATUSES: tuple[Status, ...] = ("active", "superseded", "retracted", "unreviewed")
+DEFAULT_STATUSES: tuple[Status, ...] = ("active", "unreviewed")
+"""What a read returns when it names no status: never superseded or retracted documents."""
 
 
 class Filters(BaseModel):
@@ -22,3 +26,14 @@ class Filters(BaseModel):
     created_before: float | None = None
     updated_after: float | None = None
     updated_before: float | None = None
+    statuses: tuple[Status, ...] = ()
+    """Only these statuses; empty means DEFAULT_STATUSES (plus superseded if included)."""
+    include_superseded: bool = False
+    as_of: float | None = None
+    """Read the store as it was at this time: the versions then in force, their status then."""
+
+    def allowed_statuses(self) -> tuple[Status, ...]:
+        if self.statuses:
+            return self.statuses
+        extra: tuple[Status, ...] = ("superseded",) if self.include_superseded else ()
+        return DEFAULT_STATUSES + extra

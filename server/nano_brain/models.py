@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .store import DocumentRow
+from .store.store import AuditRow
 from .timeutil import iso
 
 
@@ -20,6 +21,17 @@ class Document(BaseModel):
     metadata: dict[str, Any]
     created_at: str
     updated_at: str
+    status: str = "active"
+    version: int = 1
+    superseded_by: str | None = None
+    status_changed_at: str | None = None
+    valid_from: str | None = None
+    valid_to: str | None = None
+    recorded_at: str | None = None
+    access_count: int = 0
+    last_accessed_at: str | None = None
+    pinned: bool = False
+    author: str = "cli"
     content: str | None = None
 
     @classmethod
@@ -34,8 +46,43 @@ class Document(BaseModel):
             metadata=row.metadata,
             created_at=iso(row.created_at) or "",
             updated_at=iso(row.updated_at) or "",
+            status=row.status,
+            version=row.version,
+            superseded_by=row.superseded_by,
+            status_changed_at=iso(row.status_changed_at),
+            valid_from=iso(row.valid_from),
+            valid_to=iso(row.valid_to),
+            recorded_at=iso(row.recorded_at),
+            access_count=row.access_count,
+            last_accessed_at=iso(row.last_accessed_at),
+            pinned=row.pinned,
+            author=row.author,
             content=row.content if content else None,
         )
+
+
+class AuditEntry(BaseModel):
+    id: int
+    at: str
+    actor: str
+    action: str
+    doc_id: str | None
+    title: str | None
+    prev_status: str | None
+    new_status: str | None
+    details: dict[str, Any]
+
+    @classmethod
+    def from_row(cls, row: AuditRow) -> AuditEntry:
+        return cls(id=row.id, at=iso(row.at) or "", actor=row.actor, action=row.action,
+                   doc_id=row.doc_uid, title=row.title, prev_status=row.prev_status,
+                   new_status=row.new_status, details=row.details)
+
+
+class History(BaseModel):
+    id: str
+    versions: list[Document] = Field(description="oldest first; the last is current")
+    events: list[AuditEntry] = Field(description="audit entries for this document, newest first")
 
 
 class WriteResult(BaseModel):
@@ -56,6 +103,11 @@ class SearchHit(BaseModel):
     created_at: str
     updated_at: str
     score: float
+    status: str = "active"
+    superseded_by: dict[str, str] | None = Field(
+        None, description="the successor (id, title) when this result is superseded"
+    )
+    version: int = 1
     snippet: str
     lines: tuple[int, int]
     content: str | None = None

@@ -12,15 +12,15 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .config import SearchConfig
+from .config import Config
 from .embedding import EmbeddingProvider
 from .errors import InvalidInputError, NanoBrainError
-from .filters import Filters, Kind
+from .filters import Filters, Kind, Status
 from .models import SearchHit, SearchResponse
 from .store import Hit, Store
 from .timeutil import iso, parse_duration, parse_instant
@@ -62,8 +62,12 @@ class SearchRequest(BaseModel):
     created_before: str | None = None
     updated_after: str | None = None
     updated_before: str | None = None
+    status: list[Status] = Field(default_factory=list)
+    include_superseded: bool = False
+    as_of: str | None = Field(None, description="read the store as it was at this time")
     include_content: bool = False
     explain: bool = False
+    track: bool = Field(True, description="count returned documents as accessed")
 
     @field_validator("query")
     @classmethod
@@ -82,6 +86,9 @@ class SearchRequest(BaseModel):
             created_before=_instant(self.created_before),
             updated_after=_instant(self.updated_after),
             updated_before=_instant(self.updated_before),
+            statuses=tuple(self.status),
+            include_superseded=self.include_superseded,
+            as_of=_instant(self.as_of),
         )
 
 
@@ -100,9 +107,10 @@ class _Candidate:
 class SearchPipeline:
     """Runs a SearchRequest against a store with an optional embedding provider."""
 
-    def __init__(self, store: Store, config: SearchConfig, vectors: VectorAccess) -> None:
+    def __init__(self, store: Store, config: Config, vectors: VectorAccess) -> None:
         self._store = store
-        self._config = config
+        self._config = config.search
+        self._decay = config.decay
         self._vectors = vectors
 
     def run(self, request: SearchRequest) -> SearchResponse:
@@ -194,12 +202,18 @@ class SearchPipeline:
 
     def _score(
         self, candidates: list[_Candidate], request: SearchRequest
-    ) -> list[tuple[float, _Candidate, dict]]:
+    ) -> list[tuple[float, _Candidate, dict[str, Any]]]:
+        """Fusion, then boosts in the phase-1 order: recency, decay, usage, supersede."""
         cfg = self._config
         weights = {"lexical": cfg.lexical_weight, "vector": cfg.vector_weight}
-        docs = self._store.get_many((c.doc_id for c in candidates), content=request.include_content)
-        now = time.time()
+        best_possible = sum(weights.values()) / (cfg.rrf_k + 1)
+        docs = self._store.get_many(
+            (c.doc_id for c in candidates), content=request.include_content
+        )
+        now = time.time() if request.as_of is None else parse_instant(request.as_of)
         half_life = parse_duration(cfg.recency_half_life)
+        decay_days = self._decay.half_life_days()
+        usage_weight = cfg.usage_boost_weight if request.mode == "hybrid" else 0.0
         scored = []
         for cand in candidates:
             doc = docs.get(cand.doc_id)
@@ -209,20 +223,33 @@ class SearchPipeline:
                 f"{leg}_rrf": weights[leg] / (cfg.rrf_k + rank) for leg, rank in cand.ranks.items()
             }
             fused = sum(parts.values())
-            age_days = max(0.0, now - doc.updated_at) / 86400
-            recency = math.pow(0.5, age_days * 86400 / half_life)
-            boost = 1 + cfg.recency_weight * recency
-            final = fused * boost
+            age = max(0.0, now - doc.updated_at)
+            recency = math.pow(0.5, age / half_life)
+            score = fused * (1 + cfg.recency_weight * recency)
+            decay = decay_score(doc.last_accessed_at, doc.created_at, decay_days, now)
+            decay_factor = 1.0
+            if self._decay.enabled:
+                decay_factor = (1 - self._decay.boost_weight) + self._decay.boost_weight * decay
+                score *= decay_factor
+            usage = usage_boost(doc.access_count, decay, usage_weight)
+            score += usage * best_possible
+            demotion = cfg.supersede_demotion if doc.status == "superseded" else 1.0
+            score *= demotion
             explain = {
                 "ranks": dict(cand.ranks),
                 "leg_scores": dict(cand.raw),
                 **parts,
                 "fused": fused,
                 "recency": recency,
-                "recency_boost": boost,
-                "final": final,
+                "recency_boost": 1 + cfg.recency_weight * recency,
+                "decay_score": decay,
+                "decay_factor": decay_factor,
+                "usage_boost": usage,
+                "access_count": doc.access_count,
+                "supersede_demotion": demotion,
+                "final": score,
             }
-            scored.append((final, cand, explain))
+            scored.append((score, cand, explain))
         scored.sort(key=lambda item: (-item[0], item[1].doc_id))
         self._docs = docs
         return scored
@@ -230,9 +257,14 @@ class SearchPipeline:
     def _hits(self, scored: list, request: SearchRequest) -> list[SearchHit]:
         docs = self._docs
         chunks = self._store.chunk_texts(c.chunk_id for _, c, _ in scored)
+        successors = {
+            uid: self._store.find_current(uid)
+            for uid in {docs[c.doc_id].superseded_by for _, c, _ in scored} - {None}
+        }
         out: list[SearchHit] = []
         for final, cand, explain in scored:
             doc = docs[cand.doc_id]
+            successor = successors.get(doc.superseded_by) if doc.superseded_by else None
             body, start, end = chunks.get(cand.chunk_id, (doc.content, 1, 1))
             out.append(
                 SearchHit(
@@ -245,6 +277,11 @@ class SearchPipeline:
                     created_at=iso(doc.created_at) or "",
                     updated_at=iso(doc.updated_at) or "",
                     score=round(final, 6),
+                    status=doc.status,
+                    version=doc.version,
+                    superseded_by=(
+                        {"id": successor.uid, "title": successor.title} if successor else None
+                    ),
                     snippet=snippet(body, request.query),
                     lines=(start, end),
                     content=doc.content if request.include_content else None,
@@ -259,6 +296,19 @@ class VectorAccess:
 
     def provider(self) -> tuple[EmbeddingProvider | None, str]:  # pragma: no cover - interface
         raise NotImplementedError
+
+
+def decay_score(last_accessed_at: float | None, created_at: float, half_life_days: float,
+                now: float) -> float:
+    """Phase-1 decay: 1 / (1 + days since access / half-life), from creation if never read."""
+    since = last_accessed_at if last_accessed_at is not None else created_at
+    days = max(0.0, now - since) / 86400
+    return 1.0 / (1.0 + days / half_life_days)
+
+
+def usage_boost(access_count: int, decay: float, weight: float) -> float:
+    """Phase-1 usage boost: log2(1 + accesses) * decay score * weight."""
+    return math.log2(1 + max(0, access_count)) * decay * weight
 
 
 def _collect(ranked: dict[str, list[Hit]]) -> list[_Candidate]:

@@ -15,7 +15,7 @@ CREATE TABLE meta (
 CREATE TABLE documents (
     id           INTEGER PRIMARY KEY,
     workspace_id TEXT NOT NULL,
-    uid          TEXT NOT NULL UNIQUE,
+    uid          TEXT NOT NULL,
     kind         TEXT NOT NULL CHECK (kind IN ('note', 'session', 'code')),
     collection   TEXT NOT NULL,
     title        TEXT NOT NULL,
@@ -28,6 +28,7 @@ CREATE TABLE documents (
 );
 CREATE UNIQUE INDEX documents_source ON documents (workspace_id, source_path)
     WHERE source_path IS NOT NULL;
+CREATE UNIQUE INDEX documents_uid ON documents (uid);
 CREATE INDEX documents_hash ON documents (workspace_id, collection, content_hash);
 CREATE INDEX documents_created ON documents (workspace_id, created_at);
 CREATE INDEX documents_updated ON documents (workspace_id, updated_at);
@@ -92,7 +93,65 @@ CREATE TABLE chunk_vectors (
 CREATE INDEX chunk_vectors_doc ON chunk_vectors (doc_id);
 """
 
-MIGRATIONS: list[str] = [_V1]
+# Lifecycle: versions, status, supersede, bitemporal times, access tracking, tombstones, audit.
+# Every version of a document is a row sharing its `uid`; the current one has valid_to NULL.
+_V2 = """
+DROP INDEX documents_uid;
+DROP INDEX documents_source;
+ALTER TABLE documents ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE documents ADD COLUMN status TEXT NOT NULL DEFAULT 'active'
+    CHECK (status IN ('active', 'superseded', 'retracted', 'unreviewed'));
+ALTER TABLE documents ADD COLUMN status_changed_at REAL;
+ALTER TABLE documents ADD COLUMN superseded_by TEXT;
+ALTER TABLE documents ADD COLUMN valid_from REAL;
+ALTER TABLE documents ADD COLUMN valid_to REAL;
+ALTER TABLE documents ADD COLUMN recorded_at REAL;
+ALTER TABLE documents ADD COLUMN access_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE documents ADD COLUMN last_accessed_at REAL;
+ALTER TABLE documents ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE documents ADD COLUMN author TEXT NOT NULL DEFAULT 'cli';
+UPDATE documents SET valid_from = created_at, recorded_at = created_at;
+CREATE UNIQUE INDEX documents_uid_version ON documents (uid, version);
+CREATE UNIQUE INDEX documents_current_uid ON documents (uid) WHERE valid_to IS NULL;
+CREATE UNIQUE INDEX documents_source ON documents (workspace_id, source_path)
+    WHERE source_path IS NOT NULL AND valid_to IS NULL;
+CREATE INDEX documents_status ON documents (workspace_id, status) WHERE valid_to IS NULL;
+CREATE INDEX documents_access ON documents (last_accessed_at);
+
+CREATE TABLE tombstones (
+    workspace_id TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    doc_uid      TEXT,
+    title        TEXT,
+    created_at   REAL NOT NULL,
+    actor        TEXT NOT NULL,
+    PRIMARY KEY (workspace_id, source)
+) WITHOUT ROWID;
+
+CREATE TABLE audit_log (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id TEXT NOT NULL,
+    at           REAL NOT NULL,
+    actor        TEXT NOT NULL,
+    action       TEXT NOT NULL,
+    doc_uid      TEXT,
+    title        TEXT,
+    prev_status  TEXT,
+    new_status   TEXT,
+    details      TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_log_doc ON audit_log (doc_uid, id);
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only');
+END;
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+    WHEN coalesce((SELECT value FROM meta WHERE key = 'audit_prune'), '') != '1'
+BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only (use an explicit prune)');
+END;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

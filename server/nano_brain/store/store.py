@@ -22,7 +22,9 @@ log = logging.getLogger(__name__)
 
 _DOC_COLUMNS = (
     "d.id, d.uid, d.kind, d.collection, d.title, d.content, d.content_hash, d.source_path, "
-    "d.metadata, d.created_at, d.updated_at"
+    "d.metadata, d.created_at, d.updated_at, d.version, d.status, d.status_changed_at, "
+    "d.superseded_by, d.valid_from, d.valid_to, d.recorded_at, d.access_count, "
+    "d.last_accessed_at, d.pinned, d.author"
 )
 # bm25 column weights: a title hit counts five times a body hit.
 _BM25_WEIGHTS = "5.0, 1.0"
@@ -42,7 +44,40 @@ class DocumentRow:
     metadata: dict[str, Any]
     created_at: float
     updated_at: float
+    version: int = 1
+    status: str = "active"
+    status_changed_at: float | None = None
+    superseded_by: str | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    recorded_at: float | None = None
+    access_count: int = 0
+    last_accessed_at: float | None = None
+    pinned: bool = False
+    author: str = "cli"
     tags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    id: int
+    at: float
+    actor: str
+    action: str
+    doc_uid: str | None
+    title: str | None
+    prev_status: str | None
+    new_status: str | None
+    details: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    source: str
+    doc_uid: str | None
+    title: str | None
+    created_at: float
+    actor: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,11 +254,17 @@ class Store:
     def find_by_hash(self, collection: str, content_hash: str) -> DocumentRow | None:
         return self._one("d.collection = ? AND d.content_hash = ?", (collection, content_hash))
 
-    def get_by_uid(self, uid: str) -> DocumentRow | None:
+    def find_current(self, uid: str) -> DocumentRow | None:
+        """The current version of a document by its public id."""
         return self._one("d.uid = ?", (uid,))
 
     def get_by_id(self, doc_id: int) -> DocumentRow | None:
-        return self._one("d.id = ?", (doc_id,))
+        docs = self._documents("d.id = ?", (doc_id,), all_versions=True)
+        return docs[0] if docs else None
+
+    def versions(self, uid: str) -> list[DocumentRow]:
+        """Every version of a document, oldest first."""
+        return self._documents("d.uid = ?", (uid,), all_versions=True, order="d.version")
 
     def get_many(self, doc_ids: Iterable[int], *, content: bool = True) -> dict[int, DocumentRow]:
         """Documents by internal id; without `content` their text is left empty (cheaper)."""
@@ -231,7 +272,7 @@ class Store:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        docs = self._documents(f"d.id IN ({marks})", ids, content=content)
+        docs = self._documents(f"d.id IN ({marks})", ids, content=content, all_versions=True)
         return {doc.id: doc for doc in docs}
 
     def _one(self, where: str, params: Sequence[Any]) -> DocumentRow | None:
@@ -247,18 +288,18 @@ class Store:
         offset: int = 0,
         order: str = "",
         content: bool = True,
+        all_versions: bool = False,
     ) -> list[DocumentRow]:
         columns = _DOC_COLUMNS if content else _DOC_COLUMNS.replace("d.content,", "'',")
-        sql = f"SELECT {columns} FROM documents d WHERE d.workspace_id = ? AND ({where})"
+        current = "" if all_versions else " AND d.valid_to IS NULL"
+        sql = f"SELECT {columns} FROM documents d WHERE d.workspace_id = ?{current} AND ({where})"
         if order:
             sql += f" ORDER BY {order}"
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
         rows = self._rows(sql, (self.workspace_id, *params))
         docs = [
-            DocumentRow(
-                r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]), r[9], r[10]
-            )
+            DocumentRow(*r[:8], json.loads(r[8]), *r[9:20], bool(r[20]), r[21])
             for r in rows
         ]
         if docs:
@@ -288,55 +329,173 @@ class Store:
         source_path: str | None,
         metadata: dict[str, Any],
         created_at: float,
+        updated_at: float,
+        recorded_at: float,
+        valid_from: float,
+        version: int = 1,
+        status: str = "active",
+        author: str = "cli",
+        access_count: int = 0,
+        last_accessed_at: float | None = None,
+        pinned: bool = False,
     ) -> int:
+        """Insert one version row of a document; returns its internal id."""
         cursor = self._exec(
             "INSERT INTO documents (workspace_id, uid, kind, collection, title, content, "
-            "content_hash, source_path, metadata, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "content_hash, source_path, metadata, created_at, updated_at, recorded_at, "
+            "valid_from, version, status, author, access_count, last_accessed_at, pinned) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                self.workspace_id,
-                uid,
-                kind,
-                collection,
-                title,
-                content,
-                content_hash,
-                source_path,
-                json.dumps(metadata, sort_keys=True),
-                created_at,
-                created_at,
+                self.workspace_id, uid, kind, collection, title, content, content_hash,
+                source_path, json.dumps(metadata, sort_keys=True), created_at, updated_at,
+                recorded_at, valid_from, version, status, author, access_count,
+                last_accessed_at, int(pinned),
             ),
         )
         return int(cursor.lastrowid)
 
-    def update_document(
-        self,
-        doc_id: int,
-        *,
-        title: str,
-        content: str,
-        content_hash: str,
-        metadata: dict[str, Any],
-        updated_at: float,
+    def close_version(self, doc_id: int, at: float) -> None:
+        """Mark a version as replaced (no longer in force) from `at` on."""
+        self._exec("UPDATE documents SET valid_to = ? WHERE id = ?", (at, doc_id))
+
+    def set_status(
+        self, uid: str, status: str, at: float, *, superseded_by: str | None = None
     ) -> None:
         self._exec(
-            "UPDATE documents SET title = ?, content = ?, content_hash = ?, metadata = ?, "
-            "updated_at = ? WHERE id = ? AND workspace_id = ?",
-            (
-                title,
-                content,
-                content_hash,
-                json.dumps(metadata, sort_keys=True),
-                updated_at,
-                doc_id,
-                self.workspace_id,
-            ),
+            "UPDATE documents SET status = ?, status_changed_at = ?, superseded_by = ? "
+            "WHERE uid = ? AND workspace_id = ? AND valid_to IS NULL",
+            (status, at, superseded_by, uid, self.workspace_id),
         )
 
-    def delete_document(self, doc_id: int) -> None:
-        """Remove a document and, by cascade, its chunks, index rows, vectors and tags."""
+    def set_pinned(self, uid: str, pinned: bool) -> None:
         self._exec(
-            "DELETE FROM documents WHERE id = ? AND workspace_id = ?", (doc_id, self.workspace_id)
+            "UPDATE documents SET pinned = ? WHERE uid = ? AND workspace_id = ? "
+            "AND valid_to IS NULL",
+            (int(pinned), uid, self.workspace_id),
+        )
+
+    def track_access(self, uids: Sequence[str], at: float) -> None:
+        """Count one access for each document (one statement, one transaction)."""
+        if not uids:
+            return
+        marks = ",".join("?" * len(uids))
+        with self.transaction():
+            self._exec(
+                "UPDATE documents SET access_count = access_count + 1, last_accessed_at = ? "
+                f"WHERE uid IN ({marks}) AND workspace_id = ? AND valid_to IS NULL",
+                (at, *uids, self.workspace_id),
+            )
+
+    def delete_document(self, uid: str) -> None:
+        """Remove every version of a document and, by cascade, all derived rows."""
+        self._exec(
+            "DELETE FROM documents WHERE uid = ? AND workspace_id = ?", (uid, self.workspace_id)
+        )
+
+    def copy_tags(self, from_doc: int, to_doc: int) -> None:
+        self._exec(
+            "INSERT OR IGNORE INTO document_tags (doc_id, workspace_id, tag) "
+            "SELECT ?, workspace_id, tag FROM document_tags WHERE doc_id = ?",
+            (to_doc, from_doc),
+        )
+
+    # -- tombstones and audit ----------------------------------------------------------------
+
+    def add_tombstone(
+        self, source: str, uid: str | None, title: str | None, at: float, actor: str
+    ) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO tombstones (workspace_id, source, doc_uid, title, "
+            "created_at, actor) VALUES (?, ?, ?, ?, ?, ?)",
+            (self.workspace_id, source, uid, title, at, actor),
+        )
+
+    def remove_tombstone(self, source: str) -> bool:
+        cursor = self._exec(
+            "DELETE FROM tombstones WHERE workspace_id = ? AND source = ?",
+            (self.workspace_id, source),
+        )
+        return cursor.rowcount > 0
+
+    def tombstone(self, source: str) -> Tombstone | None:
+        rows = self._rows(
+            "SELECT source, doc_uid, title, created_at, actor FROM tombstones "
+            "WHERE workspace_id = ? AND source = ?",
+            (self.workspace_id, source),
+        )
+        return Tombstone(*rows[0]) if rows else None
+
+    def tombstones(self) -> list[Tombstone]:
+        rows = self._rows(
+            "SELECT source, doc_uid, title, created_at, actor FROM tombstones "
+            "WHERE workspace_id = ? ORDER BY created_at DESC",
+            (self.workspace_id,),
+        )
+        return [Tombstone(*r) for r in rows]
+
+    def audit(
+        self,
+        *,
+        at: float,
+        actor: str,
+        action: str,
+        uid: str | None = None,
+        title: str | None = None,
+        prev_status: str | None = None,
+        new_status: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        """Append one row to the audit log (call inside the mutation's transaction)."""
+        self._exec(
+            "INSERT INTO audit_log (workspace_id, at, actor, action, doc_uid, title, "
+            "prev_status, new_status, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.workspace_id, at, actor, action, uid, title, prev_status, new_status,
+             json.dumps(details or {}, sort_keys=True, default=str)),
+        )
+
+    def audit_rows(self, *, uid: str | None = None, limit: int = 50) -> list[AuditRow]:
+        where, params = ("AND doc_uid = ?", [uid]) if uid else ("", [])
+        rows = self._rows(
+            "SELECT id, at, actor, action, doc_uid, title, prev_status, new_status, details "
+            f"FROM audit_log WHERE workspace_id = ? {where} ORDER BY id DESC LIMIT ?",
+            (self.workspace_id, *params, limit),
+        )
+        return [AuditRow(*r[:8], json.loads(r[8])) for r in rows]
+
+    def prune_audit(self, before: float) -> int:
+        """Delete audit rows older than `before` (the caller logs the prune itself)."""
+        with self.transaction():
+            self.meta_set("audit_prune", "1")
+            try:
+                cursor = self._exec(
+                    "DELETE FROM audit_log WHERE workspace_id = ? AND at < ?",
+                    (self.workspace_id, before),
+                )
+            finally:
+                self.meta_set("audit_prune", "0")
+        return int(cursor.rowcount)
+
+    # -- storage limits ---------------------------------------------------------------------
+
+    def logical_size(self) -> int:
+        """Bytes the store's pages hold (free pages excluded)."""
+        pages = self._rows("PRAGMA page_count")[0][0]
+        free = self._rows("PRAGMA freelist_count")[0][0]
+        size = self._rows("PRAGMA page_size")[0][0]
+        return int((pages - free) * size)
+
+    def eviction_candidates(
+        self, *, by_access: bool, tier_seconds: float, protect: str, limit: int
+    ) -> list[DocumentRow]:
+        """Current documents in eviction order; `protect` is SQL over `d` for the exempt."""
+        order = "d.created_at, d.id"
+        if by_access:
+            order = (
+                f"CAST(d.created_at / {float(tier_seconds)} AS INTEGER), "
+                "d.access_count, d.created_at, d.id"
+            )
+        return self._documents(
+            f"d.pinned = 0 AND NOT ({protect})", (), order=order, limit=limit, content=False
         )
 
     def add_tags(self, doc_id: int, tags: Iterable[str]) -> None:
@@ -392,7 +551,8 @@ class Store:
     ) -> list[DocumentRow]:
         where, params = self._predicate(filters)
         return self._documents(
-            where, params, limit=limit, offset=offset, order="d.updated_at DESC, d.id DESC"
+            where, params, limit=limit, offset=offset, order="d.updated_at DESC, d.id DESC",
+            content=False, all_versions=filters.as_of is not None,
         )
 
     def tags(self, filters: Filters) -> list[tuple[str, int]]:
@@ -410,9 +570,29 @@ class Store:
     # -- the predicate builder ---------------------------------------------------------------
 
     def _predicate(self, filters: Filters) -> tuple[str, list[Any]]:
-        """SQL over `documents d` for every filter; each leg and each retry uses this one."""
-        clauses: list[str] = ["1"]
+        """SQL over `documents d` for every filter; each leg and each retry uses this one.
+
+        Besides the caller's filters it always decides which versions and statuses are
+        visible: the current versions with a default status, or with `as_of`, the versions
+        in force then with the status they had then.
+        """
+        clauses: list[str] = []
         params: list[Any] = []
+        allowed = filters.allowed_statuses()
+        marks = ",".join("?" * len(allowed))
+        if filters.as_of is None:
+            clauses.append(f"d.valid_to IS NULL AND d.status IN ({marks})")
+            params.extend(allowed)
+        else:
+            clauses.append(
+                "d.recorded_at <= ? AND d.valid_from <= ? "
+                "AND (d.valid_to IS NULL OR d.valid_to > ?) "
+                "AND (CASE WHEN d.status IN ('superseded', 'retracted') "
+                "AND d.status_changed_at > ? THEN 'active' ELSE d.status END) "
+                f"IN ({marks})"
+            )
+            params.extend([filters.as_of] * 4)
+            params.extend(allowed)
         if filters.collections:
             clauses.append(f"d.collection IN ({','.join('?' * len(filters.collections))})")
             params.extend(filters.collections)
@@ -574,14 +754,15 @@ class Store:
     def counts(self) -> dict[str, Any]:
         by_kind = dict(
             self._rows(
-                "SELECT kind, count(*) FROM documents WHERE workspace_id = ? GROUP BY kind",
+                "SELECT kind, count(*) FROM documents WHERE workspace_id = ? AND valid_to IS NULL "
+                "GROUP BY kind",
                 (self.workspace_id,),
             )
         )
         by_collection = dict(
             self._rows(
                 "SELECT collection, count(*) FROM documents WHERE workspace_id = ? "
-                "GROUP BY collection",
+                "AND valid_to IS NULL GROUP BY collection",
                 (self.workspace_id,),
             )
         )
@@ -589,7 +770,18 @@ class Store:
             "SELECT count(*), coalesce(sum(embedded = 0), 0) FROM chunks WHERE workspace_id = ?",
             (self.workspace_id,),
         )[0]
-        vectors = self._rows("SELECT count(*) FROM chunk_vectors")[0][0]
+        vectors = self._rows(
+            "SELECT count(*) FROM chunk_vectors WHERE workspace_id = ?", (self.workspace_id,)
+        )[0][0]
+        statuses = dict(self._rows(
+            "SELECT status, count(*) FROM documents WHERE workspace_id = ? AND valid_to IS NULL "
+            "GROUP BY status",
+            (self.workspace_id,),
+        ))
+        versions = self._rows(
+            "SELECT count(*) FROM documents WHERE workspace_id = ? AND valid_to IS NOT NULL",
+            (self.workspace_id,),
+        )[0][0]
         return {
             "documents": sum(by_kind.values()),
             "by_kind": by_kind,
@@ -597,6 +789,8 @@ class Store:
             "chunks": chunks,
             "vectors": vectors,
             "pending_embeddings": pending,
+            "by_status": statuses,
+            "old_versions": versions,
         }
 
     def file_size(self) -> int:

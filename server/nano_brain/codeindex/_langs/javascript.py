@@ -1,0 +1,205 @@
+"""JavaScript, TypeScript and TSX: functions, classes, methods, top-level bindings, and (TS)
+interfaces, type aliases, enums, namespaces; ES imports, ``require`` and re-exports."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ..model import ImportEdge
+from .base import LanguageRules, clean_signature, line_of, string_literal_value, text
+
+_JS_DEFINITIONS = """
+(function_declaration name: (identifier) @name) @def.function
+(generator_function_declaration name: (identifier) @name) @def.function
+(class_declaration name: (_) @name) @def.class
+(method_definition name: (_) @name) @def.method
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @def.variable))
+(program (export_statement declaration:
+  (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable)))
+(program (export_statement declaration:
+  (variable_declaration (variable_declarator name: (identifier) @name) @def.variable)))
+"""
+
+_TS_DEFINITIONS = _JS_DEFINITIONS + """
+(abstract_class_declaration name: (_) @name) @def.class
+(interface_declaration name: (_) @name) @def.interface
+(type_alias_declaration name: (_) @name) @def.type
+(enum_declaration name: (_) @name) @def.enum
+(internal_module name: (_) @name) @def.module
+(function_signature name: (_) @name) @def.function
+(method_signature name: (_) @name) @def.method
+(abstract_method_signature name: (_) @name) @def.method
+"""
+
+_CALLS = """
+(call_expression function: (identifier) @name) @call
+(call_expression function: (member_expression
+  object: (_) @receiver
+  property: [(property_identifier) (private_property_identifier)] @name) @callee) @call
+(new_expression constructor: (identifier) @name) @call
+(new_expression constructor: (member_expression
+  object: (_) @receiver property: (property_identifier) @name) @callee) @call
+"""
+
+_IMPORTS = """
+(import_statement) @import
+(export_statement source: (_)) @import
+(variable_declarator value: (call_expression function: (identifier) arguments: (arguments (string))))
+  @import
+"""
+
+_FUNCTION_VALUES = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function"}
+)
+
+
+class JavaScriptRules(LanguageRules):
+    language = "javascript"
+    definitions = _JS_DEFINITIONS
+    calls = _CALLS
+    imports = _IMPORTS
+    doc_wrappers = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
+    self_names = ("this",)
+
+    def refine_kind(self, kind: str, node: Node, parent_kind: str | None) -> str | None:
+        if kind == "variable":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in _FUNCTION_VALUES:
+                return "function"
+            if value is not None and value.type == "class":
+                return "class"
+            decl = node.parent
+            if decl is not None and decl.child_count and decl.children[0].type == "const":
+                return "constant"
+            return "variable"
+        return super().refine_kind(kind, node, parent_kind)
+
+    def range_node(self, node: Node) -> Node:
+        parent = node.parent
+        if (
+            node.type == "variable_declarator"
+            and parent is not None
+            and parent.named_child_count == 1
+        ):
+            return parent
+        return node
+
+    def body_node(self, node: Node) -> Node | None:
+        if node.type == "variable_declarator":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in _FUNCTION_VALUES | {"class"}:
+                return value.child_by_field_name("body")
+            return None
+        return node.child_by_field_name("body")
+
+    def signature(self, node: Node, body: Node | None, src: bytes) -> str:
+        sig = super().signature(node, body, src)
+        if node.type == "variable_declarator" and node.parent is not None:
+            keyword = node.parent.children[0].type if node.parent.child_count else ""
+            if keyword in ("const", "let", "var"):
+                sig = clean_signature(f"{keyword} {sig}")
+        return sig
+
+    def bases(self, node: Node) -> tuple[str, ...]:
+        out: list[str] = []
+        for child in node.named_children:
+            if child.type != "class_heritage":
+                continue
+            for part in child.named_children:
+                if part.type == "extends_clause":
+                    out.extend(text(v) for v in part.children_by_field_name("value"))
+                elif part.type in ("identifier", "member_expression"):
+                    out.append(text(part))
+        return tuple(out)
+
+    def read_imports(self, node: Node, path: str) -> list[ImportEdge]:
+        line = line_of(node)
+        if node.type == "variable_declarator":
+            return self._require(node, path, line)
+        source = node.child_by_field_name("source")
+        if source is None:
+            return []
+        module = string_literal_value(text(source))
+        out: list[ImportEdge] = []
+        if node.type == "export_statement":
+            for child in node.named_children:
+                if child.type == "export_clause":
+                    for spec in child.named_children:
+                        name = spec.child_by_field_name("name")
+                        alias = spec.child_by_field_name("alias")
+                        if name is not None:
+                            out.append(ImportEdge(path, module, text(name), _opt(alias), line))
+            return out or [ImportEdge(path, module, "*", None, line)]
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        if clause is None:
+            return [ImportEdge(path, module, "", None, line)]  # side effects only
+        for child in clause.named_children:
+            if child.type == "identifier":
+                out.append(ImportEdge(path, module, "default", text(child), line))
+            elif child.type == "namespace_import":
+                ident = next((c for c in child.named_children if c.type == "identifier"), None)
+                out.append(ImportEdge(path, module, "*", _opt(ident), line))
+            elif child.type == "named_imports":
+                for spec in child.named_children:
+                    name = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias")
+                    if name is not None:
+                        out.append(ImportEdge(path, module, text(name), _opt(alias), line))
+        return out
+
+    def _require(self, node: Node, path: str, line: int) -> list[ImportEdge]:
+        value = node.child_by_field_name("value")
+        target = node.child_by_field_name("name")
+        if value is None or target is None:
+            return []
+        func = value.child_by_field_name("function")
+        if func is None or text(func) != "require":
+            return []
+        args = value.child_by_field_name("arguments")
+        literal = args.named_children[0] if args is not None and args.named_children else None
+        if literal is None or literal.type != "string":
+            return []
+        module = string_literal_value(text(literal))
+        if target.type == "identifier":
+            return [ImportEdge(path, module, None, text(target), line)]
+        out: list[ImportEdge] = []
+        if target.type == "object_pattern":
+            for part in target.named_children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    out.append(ImportEdge(path, module, text(part), None, line))
+                elif part.type == "pair_pattern":
+                    key = part.child_by_field_name("key")
+                    val = part.child_by_field_name("value")
+                    if key is not None and val is not None and val.type == "identifier":
+                        out.append(ImportEdge(path, module, text(key), text(val), line))
+        return out
+
+    def default_export(self, root: Node) -> str | None:
+        for child in root.named_children:
+            if child.type != "export_statement":
+                continue
+            if not any(c.type == "default" for c in child.children):
+                continue
+            decl = child.child_by_field_name("declaration")
+            if decl is not None:
+                name = decl.child_by_field_name("name")
+                return text(name) if name is not None else None
+            value = child.child_by_field_name("value")
+            if value is not None and value.type == "identifier":
+                return text(value)
+        return None
+
+
+class TypeScriptRules(JavaScriptRules):
+    language = "typescript"
+    definitions = _TS_DEFINITIONS
+    doc_wrappers = JavaScriptRules.doc_wrappers | {"expression_statement"}
+
+
+class TsxRules(TypeScriptRules):
+    language = "tsx"
+
+
+def _opt(node: Node | None) -> str | None:
+    return text(node) if node is not None else None

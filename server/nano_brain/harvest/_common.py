@@ -1,0 +1,293 @@
+"""Helpers every parser shares: tolerant JSONL reading, times, text cleanup, tool calls."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import shlex
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .model import SourceInfo, ToolCall, TranscriptError
+
+log = logging.getLogger("nano_brain.harvest")
+
+_MAX_SUMMARY = 160
+_MAX_ERROR = 300
+
+
+@dataclass(slots=True)
+class JsonlReader:
+    """Streams JSON objects from JSONL files, hashing bytes as it goes.
+
+    A line that is not a JSON object is skipped and counted in `warnings`; blank lines are
+    ignored. One pass gives both the records and the source version, so a big transcript
+    is read once and memory stays flat.
+    """
+
+    paths: list[str] = field(default_factory=list)
+    warnings: int = 0
+    size: int = 0
+    mtime: float = 0.0
+    _hash: Any = field(default_factory=hashlib.sha256)
+
+    def read(self, path: str | Path) -> Iterator[dict[str, Any]]:
+        path = Path(path)
+        try:
+            stat = path.stat()
+            handle = path.open("rb")
+        except OSError as exc:
+            raise TranscriptError(f"cannot read transcript {path}: {exc}") from exc
+        self.paths.append(str(path))
+        self.size += stat.st_size
+        self.mtime = max(self.mtime, stat.st_mtime)
+        self._hash.update(str(path).encode() + b"\0")
+        with handle:
+            for number, raw in enumerate(handle, 1):
+                self._hash.update(raw)
+                if not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw)
+                except (ValueError, UnicodeDecodeError):
+                    record = None
+                if not isinstance(record, dict):
+                    self.warnings += 1
+                    log.debug("skipping malformed line %d of %s", number, path)
+                    continue
+                yield record
+
+    def source(self, extra: str = "") -> SourceInfo:
+        digest = self._hash.copy()
+        digest.update(extra.encode())
+        return SourceInfo(
+            paths=list(self.paths), version=digest.hexdigest(), size=self.size, mtime=self.mtime
+        )
+
+
+def first_record(path: Path, *, max_lines: int = 20) -> Iterator[dict[str, Any]]:
+    """The first parseable records of a JSONL file, for cheap attribution during discovery."""
+    try:
+        with path.open("rb") as handle:
+            for _, raw in zip(range(max_lines), handle, strict=False):
+                try:
+                    record = json.loads(raw)
+                except (ValueError, UnicodeDecodeError):
+                    continue
+                if isinstance(record, dict):
+                    yield record
+    except OSError:
+        return
+
+
+def parse_time(value: Any) -> float | None:
+    """Epoch seconds from an RFC 3339 string or epoch seconds/milliseconds; None if unknown."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) / 1000.0 if value > 1e11 else float(value)
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return parsed.timestamp()
+    return None
+
+
+def span(times: Sequence[float | None]) -> tuple[float | None, float | None]:
+    known = [t for t in times if t is not None]
+    return (min(known), max(known)) if known else (None, None)
+
+
+def one_line(text: str, limit: int = _MAX_SUMMARY) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def short_error(text: Any) -> str:
+    """The first meaningful lines of an error output, bounded."""
+    if not isinstance(text, str):
+        text = json.dumps(text, ensure_ascii=False, sort_keys=True) if text else ""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return one_line(" | ".join(lines[:3]), _MAX_ERROR) if lines else "error"
+
+
+def block_text(content: Any, *, types: tuple[str, ...] = ("text",)) -> str:
+    """Joined text of a string or a list of content blocks (images become a placeholder)."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind in types and isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif kind in ("image", "input_image"):
+                    parts.append("[image]")
+    return "\n".join(p for p in parts if p)
+
+
+# -- injected context ------------------------------------------------------------------
+
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+_INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<system-reminder>",
+    "# AGENTS.md instructions for",
+    "<INSTRUCTIONS>",
+    "Caveat: The messages below were generated by the user",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<command-name>",
+    "<command-message>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<turn_aborted>",
+    "<user_shell_command>",
+)
+_COMMAND_PREFIXES = (
+    "<command-name>",
+    "<command-message>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<user_shell_command>",
+)
+_SLASH_COMMAND = re.compile(r"^/[\w:.-]*(\s+\S.*)?$", re.DOTALL)
+
+
+def strip_reminders(text: str) -> str:
+    return _REMINDER.sub("", text).strip()
+
+
+def classify_user_text(text: str) -> str:
+    """The message kind of user-role text: "" for a real request, else why it is not."""
+    stripped = text.lstrip()
+    if stripped.startswith(_COMMAND_PREFIXES):
+        return "command"
+    if stripped.startswith(_INJECTED_PREFIXES):
+        return "meta"
+    if stripped.startswith("[Request interrupted by user"):
+        return "interrupt"
+    if _SLASH_COMMAND.match(stripped) and len(stripped.split()) == 1:
+        return "command"
+    return ""
+
+
+# -- tool calls ------------------------------------------------------------------------
+
+_READ_TOOLS = {"read", "read_file", "view", "notebookread", "cat", "read_many_files"}
+_WRITE_TOOLS = {"write", "write_file", "create_file", "create"}
+_EDIT_TOOLS = {
+    "edit",
+    "multiedit",
+    "str_replace",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+    "replace",
+    "notebookedit",
+    "edit_file",
+    "patch",
+    "apply_patch",
+}
+_SHELL_TOOLS = {"bash", "shell", "exec_command", "run_shell_command", "local_shell", "terminal"}
+_PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path", "filename")
+_SUMMARY_KEYS = (
+    "command",
+    "cmd",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "subagent_type",
+    "prompt",
+    "objective",
+)
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+_SHELLS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "fish"}
+
+
+def command_text(value: Any) -> str | None:
+    """A command line from a string or an argv list (`["bash", "-lc", "cmd"]` -> "cmd")."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        if len(value) >= 3 and value[0] in _SHELLS and value[1] in ("-c", "-lc", "-l"):
+            return value[-1].strip() or None
+        return shlex.join(value)
+    return None
+
+
+def patch_files(patch: str) -> tuple[list[str], list[str]]:
+    """(written, edited) files named in an apply_patch body."""
+    written: list[str] = []
+    edited: list[str] = []
+    for match in _PATCH_FILE.finditer(patch):
+        action, name, moved = match.group(1), match.group(2), match.group(3)
+        target = (name or moved or "").strip()
+        if not target:
+            continue
+        (written if action == "Add" else edited).append(target)
+    return written, edited
+
+
+def make_tool_call(name: str, args: Any, call_id: str | None = None) -> ToolCall:
+    """Normalize one tool invocation: which files it read or changed, which command it ran."""
+    call = ToolCall(name=name or "tool", call_id=call_id)
+    lowered = call.name.lower()
+    if isinstance(args, str) and lowered in ("apply_patch", "patch"):
+        call.files_written, call.files_edited = patch_files(args)
+        call.summary = one_line(", ".join(call.files_written + call.files_edited))
+        return call
+    if not isinstance(args, dict):
+        call.summary = one_line(str(args)) if args else ""
+        return call
+    path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str) and args[k]), None)
+    if lowered in _SHELL_TOOLS or (lowered not in _READ_TOOLS and "command" in args):
+        call.command = command_text(args.get("command", args.get("cmd")))
+    if lowered in _READ_TOOLS and path:
+        call.files_read.append(path)
+    elif lowered in _WRITE_TOOLS and path:
+        call.files_written.append(path)
+    elif lowered in _EDIT_TOOLS:
+        if path:
+            call.files_edited.append(path)
+        patch = args.get("input") or args.get("patch") or args.get("patchText")
+        if isinstance(patch, str):
+            written, edited = patch_files(patch)
+            call.files_written.extend(written)
+            call.files_edited.extend(e for e in edited if e not in call.files_edited)
+        for edit in args.get("edits") or []:
+            if isinstance(edit, dict) and isinstance(edit.get("file_path"), str):
+                if edit["file_path"] not in call.files_edited:
+                    call.files_edited.append(edit["file_path"])
+    elif lowered in ("read_many_files",) and isinstance(args.get("paths"), list):
+        call.files_read.extend(p for p in args["paths"] if isinstance(p, str))
+    if call.command:
+        call.summary = one_line(call.command)
+    elif path:
+        call.summary = path
+    else:
+        bits = [
+            f"{k}={one_line(str(args[k]), 60)}"
+            for k in _SUMMARY_KEYS
+            if isinstance(args.get(k), str | int | float) and args.get(k) != ""
+        ]
+        call.summary = one_line(" ".join(bits))
+    return call
