@@ -156,16 +156,27 @@ class Brain(VectorAccess):
                 raise TombstonedError(f"{source_path} was deleted by the user (tombstone)")
             target = self._resolve(supersedes) if supersedes else None
             existing = (
-                self.store.find_by_source(source_path) if source_path
+                self.store.find_by_source(source_path)
+                if source_path
                 else self.store.find_by_hash(collection, digest)
             )
             if existing is None:
                 doc_id = self.store.insert_document(
-                    uid=secrets.token_hex(6), kind=kind, collection=collection, title=title,
-                    content=content, content_hash=digest, source_path=source_path,
-                    metadata=metadata, created_at=created_at if created_at is not None else now,
-                    updated_at=now, recorded_at=now, valid_from=created_at or now,
-                    status=status, author=self.actor, pinned=pinned,
+                    uid=secrets.token_hex(6),
+                    kind=kind,
+                    collection=collection,
+                    title=title,
+                    content=content,
+                    content_hash=digest,
+                    source_path=source_path,
+                    metadata=metadata,
+                    created_at=created_at if created_at is not None else now,
+                    updated_at=now,
+                    recorded_at=now,
+                    valid_from=created_at or now,
+                    status=status,
+                    author=self.actor,
+                    pinned=pinned,
                 )
                 self.store.replace_chunks(doc_id, self._chunks(title, content))
                 created = True
@@ -178,11 +189,20 @@ class Brain(VectorAccess):
             row = self._require(self.store.get_by_id(doc_id), "new document")
             if created or updated:
                 self.store.audit(
-                    at=now, actor=self.actor, action="write" if created else "edit",
-                    uid=row.uid, title=title, prev_status=None if created else existing.status,
+                    at=now,
+                    actor=self.actor,
+                    action="write" if created else "edit",
+                    uid=row.uid,
+                    title=title,
+                    prev_status=None if created else existing.status,
                     new_status=row.status,
-                    details={"version": row.version, "collection": collection, "kind": kind,
-                             "source_path": source_path, "tags": row.tags},
+                    details={
+                        "version": row.version,
+                        "collection": collection,
+                        "kind": kind,
+                        "source_path": source_path,
+                        "tags": row.tags,
+                    },
                 )
             if target is not None:
                 self._supersede(target, row, now)
@@ -198,17 +218,36 @@ class Brain(VectorAccess):
             embedded=embedded,
         )
 
-    def _new_version(self, old: DocumentRow, title: str, content: str, digest: str,
-                     metadata: dict[str, Any], now: float) -> int:
+    def _new_version(
+        self,
+        old: DocumentRow,
+        title: str,
+        content: str,
+        digest: str,
+        metadata: dict[str, Any],
+        now: float,
+    ) -> int:
         """Close the current version and insert its successor (same id, version + 1)."""
         self.store.close_version(old.id, now)
         doc_id = self.store.insert_document(
-            uid=old.uid, kind=old.kind, collection=old.collection, title=title, content=content,
-            content_hash=digest, source_path=old.source_path,
-            metadata={**old.metadata, **metadata}, created_at=old.created_at, updated_at=now,
-            recorded_at=now, valid_from=now, version=old.version + 1, status=old.status,
-            author=self.actor, access_count=old.access_count,
-            last_accessed_at=old.last_accessed_at, pinned=old.pinned,
+            uid=old.uid,
+            kind=old.kind,
+            collection=old.collection,
+            title=title,
+            content=content,
+            content_hash=digest,
+            source_path=old.source_path,
+            metadata={**old.metadata, **metadata},
+            created_at=old.created_at,
+            updated_at=now,
+            recorded_at=now,
+            valid_from=now,
+            version=old.version + 1,
+            status=old.status,
+            author=self.actor,
+            access_count=old.access_count,
+            last_accessed_at=old.last_accessed_at,
+            pinned=old.pinned,
         )
         self.store.copy_tags(old.id, doc_id)
         self.store.replace_chunks(doc_id, self._chunks(title, content))
@@ -233,9 +272,15 @@ class Brain(VectorAccess):
                 self.store.add_tombstone(row.source_path, row.uid, row.title, now, self.actor)
             self.store.delete_document(row.uid)
             self.store.audit(
-                at=now, actor=self.actor, action="delete", uid=row.uid, title=row.title,
-                prev_status=row.status, details={
-                    "versions": row.version, "source_path": row.source_path,
+                at=now,
+                actor=self.actor,
+                action="delete",
+                uid=row.uid,
+                title=row.title,
+                prev_status=row.status,
+                details={
+                    "versions": row.version,
+                    "source_path": row.source_path,
                     "tombstone": bool(tombstone and row.source_path),
                 },
             )
@@ -253,14 +298,25 @@ class Brain(VectorAccess):
             if stone is None:
                 raise NotFoundError(f"no tombstone for {source}")
             self.store.remove_tombstone(source)
-            self.store.audit(at=now, actor=self.actor, action="unforget", uid=stone.doc_uid,
-                             title=stone.title, details={"source": source})
+            self.store.audit(
+                at=now,
+                actor=self.actor,
+                action="unforget",
+                uid=stone.doc_uid,
+                title=stone.title,
+                details={"source": source},
+            )
         return True
 
     def tombstones(self) -> list[dict[str, Any]]:
         return [
-            {"source": t.source, "id": t.doc_uid, "title": t.title, "at": iso(t.created_at),
-             "by": t.actor}
+            {
+                "source": t.source,
+                "id": t.doc_uid,
+                "title": t.title,
+                "at": iso(t.created_at),
+                "by": t.actor,
+            }
             for t in self.store.tombstones()
         ]
 
@@ -304,8 +360,13 @@ class Brain(VectorAccess):
             successor = nxt.superseded_by if nxt else None
         self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid)
         self.store.audit(
-            at=now, actor=self.actor, action="supersede", uid=old.uid, title=old.title,
-            prev_status=old.status, new_status="superseded",
+            at=now,
+            actor=self.actor,
+            action="supersede",
+            uid=old.uid,
+            title=old.title,
+            prev_status=old.status,
+            new_status="superseded",
             details={"superseded_by": new.uid, "previous_successor": old.superseded_by},
         )
 
@@ -317,17 +378,25 @@ class Brain(VectorAccess):
         """A person confirms an unreviewed (or retracted) document: it becomes active."""
         return self._change_status(ref, "active", action="confirm")
 
-    def _change_status(self, ref: str, status: str, *, action: str,
-                       details: dict[str, Any] | None = None) -> Document:
+    def _change_status(
+        self, ref: str, status: str, *, action: str, details: dict[str, Any] | None = None
+    ) -> Document:
         now = time.time()
         with self.store.transaction():
             row = self._resolve(ref)
             if row.status == status:
                 return Document.from_row(row, content=False)
             self.store.set_status(row.uid, status, now)
-            self.store.audit(at=now, actor=self.actor, action=action, uid=row.uid,
-                             title=row.title, prev_status=row.status, new_status=status,
-                             details=details)
+            self.store.audit(
+                at=now,
+                actor=self.actor,
+                action=action,
+                uid=row.uid,
+                title=row.title,
+                prev_status=row.status,
+                new_status=status,
+                details=details,
+            )
             row = self._require(self.store.find_current(row.uid), ref)
         return Document.from_row(row, content=False)
 
@@ -337,8 +406,13 @@ class Brain(VectorAccess):
         with self.store.transaction():
             row = self._resolve(ref)
             self.store.set_pinned(row.uid, pinned)
-            self.store.audit(at=now, actor=self.actor, action="pin" if pinned else "unpin",
-                             uid=row.uid, title=row.title)
+            self.store.audit(
+                at=now,
+                actor=self.actor,
+                action="pin" if pinned else "unpin",
+                uid=row.uid,
+                title=row.title,
+            )
             row = self._require(self.store.find_current(row.uid), ref)
         return Document.from_row(row, content=False)
 
@@ -361,8 +435,12 @@ class Brain(VectorAccess):
         cutoff = parse_instant(older_than)
         count = self.store.prune_audit(cutoff)
         with self.store.transaction():
-            self.store.audit(at=time.time(), actor=self.actor, action="prune-log",
-                             details={"older_than": older_than, "deleted": count})
+            self.store.audit(
+                at=time.time(),
+                actor=self.actor,
+                action="prune-log",
+                details={"older_than": older_than, "deleted": count},
+            )
         return count
 
     def enforce_storage_limit(self) -> list[Document]:
@@ -375,22 +453,34 @@ class Brain(VectorAccess):
         decay = self.config.decay
         while self.store.logical_size() > limit:
             batch = self.store.eviction_candidates(
-                by_access=decay.enabled, tier_seconds=decay.half_life_days() * 86400,
-                protect=protect, limit=10,
+                by_access=decay.enabled,
+                tier_seconds=decay.half_life_days() * 86400,
+                protect=protect,
+                limit=10,
             )
             if not batch:
-                log.warning("store is over %s but nothing more may be evicted",
-                            self.config.storage.max_size)
+                log.warning(
+                    "store is over %s but nothing more may be evicted", self.config.storage.max_size
+                )
                 break
-            now = time.time()
-            with self.store.transaction():
-                for row in batch:
+            for row in batch:
+                with self.store.transaction():
                     self.store.delete_document(row.uid)
-                    self.store.audit(at=now, actor=self.actor, action="evict", uid=row.uid,
-                                     title=row.title, prev_status=row.status,
-                                     details={"access_count": row.access_count,
-                                              "limit": self.config.storage.max_size})
-                    evicted.append(Document.from_row(row, content=False))
+                    self.store.audit(
+                        at=time.time(),
+                        actor=self.actor,
+                        action="evict",
+                        uid=row.uid,
+                        title=row.title,
+                        prev_status=row.status,
+                        details={
+                            "access_count": row.access_count,
+                            "limit": self.config.storage.max_size,
+                        },
+                    )
+                evicted.append(Document.from_row(row, content=False))
+                if self.store.logical_size() <= limit:
+                    break
         return evicted
 
     def _needs_review(self) -> bool:

@@ -9,11 +9,20 @@ AUTO_PREFIX = "auto:"
 # Keywords per category from the phase-1 spec. A keyword also matches its common inflections
 # ("fix" finds "fixed"), but not longer words that merely start with it ("like" vs "likely").
 _RULES: dict[str, tuple[str, ...]] = {
-    "architecture-decision": ("decide", "decision", "chose", "choose", "chosen", "architecture",
-                              "design", "tradeoff", "trade-off", "approach"),
+    "architecture-decision": (
+        "decide",
+        "decision",
+        "chose",
+        "choose",
+        "chosen",
+        "architecture",
+        "design",
+        "tradeoff",
+        "trade-off",
+        "approach",
+    ),
     "debugging-insight": ("error", "fix", "bug", "stack trace", "debug", "workaround"),
-    "tool-config": ("config", "configuration", "setup", "set up", "install", "environment",
-                    ".env"),
+    "tool-config": ("config", "configuration", "setup", "set up", "install", "environment", ".env"),
     "pattern": ("pattern", "convention", "always", "never", "rule"),
     "preference": ("prefer", "like", "dislike", "favorite", "favourite", "default"),
     "context": ("context", "background", "note", "remember"),

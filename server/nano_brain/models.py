@@ -74,9 +74,17 @@ class AuditEntry(BaseModel):
 
     @classmethod
     def from_row(cls, row: AuditRow) -> AuditEntry:
-        return cls(id=row.id, at=iso(row.at) or "", actor=row.actor, action=row.action,
-                   doc_id=row.doc_uid, title=row.title, prev_status=row.prev_status,
-                   new_status=row.new_status, details=row.details)
+        return cls(
+            id=row.id,
+            at=iso(row.at) or "",
+            actor=row.actor,
+            action=row.action,
+            doc_id=row.doc_uid,
+            title=row.title,
+            prev_status=row.prev_status,
+            new_status=row.new_status,
+            details=row.details,
+        )
 
 
 class History(BaseModel):

@@ -207,9 +207,7 @@ class SearchPipeline:
         cfg = self._config
         weights = {"lexical": cfg.lexical_weight, "vector": cfg.vector_weight}
         best_possible = sum(weights.values()) / (cfg.rrf_k + 1)
-        docs = self._store.get_many(
-            (c.doc_id for c in candidates), content=request.include_content
-        )
+        docs = self._store.get_many((c.doc_id for c in candidates), content=request.include_content)
         now = time.time() if request.as_of is None else parse_instant(request.as_of)
         half_life = parse_duration(cfg.recency_half_life)
         decay_days = self._decay.half_life_days()
@@ -298,8 +296,9 @@ class VectorAccess:
         raise NotImplementedError
 
 
-def decay_score(last_accessed_at: float | None, created_at: float, half_life_days: float,
-                now: float) -> float:
+def decay_score(
+    last_accessed_at: float | None, created_at: float, half_life_days: float, now: float
+) -> float:
     """Phase-1 decay: 1 / (1 + days since access / half-life), from creation if never read."""
     since = last_accessed_at if last_accessed_at is not None else created_at
     days = max(0.0, now - since) / 86400

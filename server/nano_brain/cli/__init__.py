@@ -1,6 +1,6 @@
 """The `nano-brain` command line: thin command modules over Brain methods."""
 
-from . import documents, maintenance, search  # noqa: F401  (each registers its commands)
+from . import config_cmd, documents, maintenance, memory, search  # noqa: F401  (register commands)
 from ._app import main
 
 __all__ = ["main"]

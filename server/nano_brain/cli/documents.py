@@ -29,6 +29,8 @@ from ._app import common_options, emit, main, open_brain
 @click.option("--kind", type=click.Choice(KINDS), default="note", show_default=True)
 @click.option("--metadata", help="A JSON object stored with the note.")
 @click.option("--source-path", help="Where the note comes from; writing it again updates it.")
+@click.option("--supersedes", help="#id or source path of a note this one replaces.")
+@click.option("--pin", is_flag=True, help="Never evict this note (storage limit).")
 @common_options
 def write(
     content: str | None,
@@ -39,6 +41,8 @@ def write(
     kind: str,
     metadata: str | None,
     source_path: str | None,
+    supersedes: str | None,
+    pin: bool,
     workspace: Path | None,
     db: Path | None,
     as_json: bool,
@@ -55,14 +59,17 @@ def write(
             kind=kind,
             metadata=meta,
             source_path=source_path,
+            supersedes=supersedes,
+            pinned=pin,
         )
 
     def human() -> None:
         verb = "saved" if result.created else ("updated" if result.updated else "unchanged")
         vec = "" if result.embedded else " (vectors pending)"
-        click.echo(
-            f"{verb} #{result.document.id} {result.document.title!r}, {result.chunks} chunk(s){vec}"
-        )
+        doc = result.document
+        click.echo(f"{verb} #{doc.id} {doc.title!r} v{doc.version}, {result.chunks} chunk(s){vec}")
+        if supersedes:
+            click.echo(f"superseded {supersedes}")
 
     emit(result.model_dump(), as_json, human)
 

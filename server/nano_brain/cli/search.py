@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..filters import KINDS
+from ..filters import KINDS, STATUSES
 from ..search import validate_request
 from ._app import common_options, emit, main, open_brain
 
@@ -29,6 +29,19 @@ def _search_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--created-before"),
         click.option("--updated-after"),
         click.option("--updated-before"),
+        click.option(
+            "--status",
+            "statuses",
+            multiple=True,
+            type=click.Choice(STATUSES),
+            help="Only documents with this status (default: active and unreviewed).",
+        ),
+        click.option(
+            "--include-superseded",
+            is_flag=True,
+            help="Also show superseded documents (ranked below their successors).",
+        ),
+        click.option("--as-of", help="Search the store as it was at this time."),
         click.option("--content", "include_content", is_flag=True, help="Print whole documents."),
         click.option("--explain", is_flag=True, help="Show every score component."),
         common_options,
@@ -50,6 +63,8 @@ def _run_search(
     kind: tuple[str, ...],
     include_content: bool,
     explain: bool,
+    statuses: tuple[str, ...],
+    include_superseded: bool,
     **times: str | None,
 ) -> None:
     request = validate_request(
@@ -61,6 +76,8 @@ def _run_search(
         kind=list(kind),
         include_content=include_content,
         explain=explain,
+        status=list(statuses),
+        include_superseded=include_superseded,
         **{k: v for k, v in times.items() if v is not None},
     )
     with open_brain(workspace, db) as brain:
@@ -76,6 +93,9 @@ def _run_search(
             click.echo(
                 f"{i:2d}. #{hit.id}  {hit.title}  ({hit.collection}, {hit.score:.4f}){tags_text}"
             )
+            if hit.status != "active":
+                after = f" by #{hit.superseded_by['id']}" if hit.superseded_by else ""
+                click.echo(f"    [{hit.status}{after}]")
             click.echo(f"    {hit.content if include_content else hit.snippet}")
             if hit.explain:
                 click.echo(f"    explain: {json.dumps(hit.explain)}")

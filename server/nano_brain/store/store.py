@@ -298,10 +298,7 @@ class Store:
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
         rows = self._rows(sql, (self.workspace_id, *params))
-        docs = [
-            DocumentRow(*r[:8], json.loads(r[8]), *r[9:20], bool(r[20]), r[21])
-            for r in rows
-        ]
+        docs = [DocumentRow(*r[:8], json.loads(r[8]), *r[9:20], bool(r[20]), r[21]) for r in rows]
         if docs:
             tags = self._tags_of([d.id for d in docs])
             for doc in docs:
@@ -346,10 +343,25 @@ class Store:
             "valid_from, version, status, author, access_count, last_accessed_at, pinned) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                self.workspace_id, uid, kind, collection, title, content, content_hash,
-                source_path, json.dumps(metadata, sort_keys=True), created_at, updated_at,
-                recorded_at, valid_from, version, status, author, access_count,
-                last_accessed_at, int(pinned),
+                self.workspace_id,
+                uid,
+                kind,
+                collection,
+                title,
+                content,
+                content_hash,
+                source_path,
+                json.dumps(metadata, sort_keys=True),
+                created_at,
+                updated_at,
+                recorded_at,
+                valid_from,
+                version,
+                status,
+                author,
+                access_count,
+                last_accessed_at,
+                int(pinned),
             ),
         )
         return int(cursor.lastrowid)
@@ -449,8 +461,17 @@ class Store:
         self._exec(
             "INSERT INTO audit_log (workspace_id, at, actor, action, doc_uid, title, "
             "prev_status, new_status, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (self.workspace_id, at, actor, action, uid, title, prev_status, new_status,
-             json.dumps(details or {}, sort_keys=True, default=str)),
+            (
+                self.workspace_id,
+                at,
+                actor,
+                action,
+                uid,
+                title,
+                prev_status,
+                new_status,
+                json.dumps(details or {}, sort_keys=True, default=str),
+            ),
         )
 
     def audit_rows(self, *, uid: str | None = None, limit: int = 50) -> list[AuditRow]:
@@ -551,8 +572,13 @@ class Store:
     ) -> list[DocumentRow]:
         where, params = self._predicate(filters)
         return self._documents(
-            where, params, limit=limit, offset=offset, order="d.updated_at DESC, d.id DESC",
-            content=False, all_versions=filters.as_of is not None,
+            where,
+            params,
+            limit=limit,
+            offset=offset,
+            order="d.updated_at DESC, d.id DESC",
+            content=False,
+            all_versions=filters.as_of is not None,
         )
 
     def tags(self, filters: Filters) -> list[tuple[str, int]]:
@@ -773,11 +799,13 @@ class Store:
         vectors = self._rows(
             "SELECT count(*) FROM chunk_vectors WHERE workspace_id = ?", (self.workspace_id,)
         )[0][0]
-        statuses = dict(self._rows(
-            "SELECT status, count(*) FROM documents WHERE workspace_id = ? AND valid_to IS NULL "
-            "GROUP BY status",
-            (self.workspace_id,),
-        ))
+        statuses = dict(
+            self._rows(
+                "SELECT status, count(*) FROM documents WHERE workspace_id = ? "
+                "AND valid_to IS NULL GROUP BY status",
+                (self.workspace_id,),
+            )
+        )
         versions = self._rows(
             "SELECT count(*) FROM documents WHERE workspace_id = ? AND valid_to IS NOT NULL",
             (self.workspace_id,),
