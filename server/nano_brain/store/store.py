@@ -746,8 +746,9 @@ class Store:
         where, params = self._predicate(filters)
         marks = ",".join("?" * len(chunk_ids))
         rows = self._rows(
+            # CROSS JOIN pins the join order: probe the few candidates, never scan documents
             "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
-            "JOIN documents d ON d.id = v.doc_id "
+            "CROSS JOIN documents d ON d.id = v.doc_id "
             f"WHERE v.chunk_id IN ({marks}) AND d.workspace_id = ? AND {where}",
             (*chunk_ids, self.workspace_id, *params),
         )
