@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tree_sitter import Node, QueryCursor
 
 from ._langs import rules_for
-from ._langs.base import LanguageRules, line_of, text
+from ._langs.base import LanguageRules
 from .errors import UnsupportedLanguageError
 from .languages import get_parser, language_for_path
 from .model import CallSite, FileIndex, Symbol
@@ -50,46 +50,53 @@ def parse_file(rel_path: str, source: bytes, language: str | None = None) -> Fil
     if lang is None:
         raise UnsupportedLanguageError(f"{rel_path}: not a source file the code index parses")
     rules = rules_for(lang)
-    tree = get_parser(lang).parse(source)
-    root = tree.root_node
+    root = get_parser(lang).parse(source).root_node
     index = FileIndex(path=rel_path, language=lang, has_errors=root.has_error)
-    defs = _definitions(rules, root, rel_path, source, index)
-    index.calls = _calls(rules, root, rel_path, defs)
-    if rules.imports_query is not None:
-        for node in _captures(rules.imports_query, root).get("import", ()):
-            index.imports.extend(rules.read_imports(node, rel_path))
+    raw_defs: list[_Def] = []
+    raw_calls: list[tuple[Node, Node]] = []
+    for _, caps in QueryCursor(rules.query).matches(root):
+        if "call" in caps:
+            raw_calls.append((caps["call"][0], caps["name"][0]))
+        elif "import" in caps:
+            index.imports.extend(rules.read_imports(caps["import"][0], rel_path))
+        else:
+            _collect_definition(rules, caps, raw_defs)
+    defs = _definitions(rules, raw_defs, rel_path, source, index)
+    index.calls = _calls(rules, raw_calls, rel_path, source, defs)
+    index.imports.sort(key=lambda imp: imp.line)
     index.namespace = rules.namespace(root)
     index.default_export = rules.default_export(root)
     return index
 
 
-def _captures(query: object, root: Node) -> dict[str, list[Node]]:
-    return QueryCursor(query).captures(root)  # type: ignore[arg-type]
+def _collect_definition(rules: LanguageRules, caps: dict[str, list[Node]], out: list[_Def]) -> None:
+    names = caps.get("name")
+    if not names:
+        return
+    for key, nodes in caps.items():
+        if key == "scope":
+            kind = "impl"
+        elif key.startswith("def."):
+            kind = key[4:]
+        else:
+            continue
+        node = nodes[0]
+        name = rules.name_of(names[0], kind)
+        if name:
+            out.append(_Def(node, name, kind, node.start_byte, node.end_byte))
 
 
 def _definitions(
-    rules: LanguageRules, root: Node, path: str, src: bytes, index: FileIndex
+    rules: LanguageRules, found: list[_Def], path: str, src: bytes, index: FileIndex
 ) -> list[_Def]:
     """Every definition in source order, nested, named and (unless a scope) made a Symbol."""
     raw: list[_Def] = []
     seen: set[tuple[int, int, str]] = set()
-    for _, caps in QueryCursor(rules.definitions_query).matches(root):
-        names = caps.get("name")
-        if not names:
-            continue
-        for key, nodes in caps.items():
-            if key == "scope":
-                kind = "impl"
-            elif key.startswith("def."):
-                kind = key[4:]
-            else:
-                continue
-            node = nodes[0]
-            name = rules.name_of(names[0], kind)
-            ident = (node.start_byte, node.end_byte, name)
-            if name and ident not in seen:
-                seen.add(ident)
-                raw.append(_Def(node, name, kind, node.start_byte, node.end_byte))
+    for d in found:
+        ident = (d.start, d.end, d.name)
+        if ident not in seen:
+            seen.add(ident)
+            raw.append(d)
     raw.sort(key=lambda d: (d.start, -d.end))
 
     out: list[_Def] = []
@@ -98,8 +105,11 @@ def _definitions(
     by_dotted: dict[str, Symbol] = {}
     pending_parent: list[tuple[Symbol, str]] = []
     for d in raw:
-        while stack and not (stack[-1].start <= d.start and d.end <= stack[-1].end
-                             and (stack[-1].start, stack[-1].end) != (d.start, d.end)):
+        while stack and not (
+            stack[-1].start <= d.start
+            and d.end <= stack[-1].end
+            and (stack[-1].start, stack[-1].end) != (d.start, d.end)
+        ):
             stack.pop()
         parent = stack[-1] if stack else None
         kind = rules.refine_kind(d.kind, d.node, parent.kind if parent else None)
@@ -164,73 +174,83 @@ def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
     )
 
 
-def _calls(rules: LanguageRules, root: Node, path: str, defs: list[_Def]) -> list[CallSite]:
-    """Call sites in source order, each attributed to its innermost enclosing symbol."""
-    found: list[tuple[int, Node, Node, Node | None, Node | None]] = []
-    seen: set[tuple[int, int]] = set()
-    for _, caps in QueryCursor(rules.calls_query).matches(root):
-        call = caps["call"][0]
-        name = caps["name"][0]
-        key = (call.start_byte, name.start_byte)
-        if key in seen:
-            continue
-        seen.add(key)
-        receiver = caps.get("receiver")
-        callee = caps.get("callee")
-        found.append((call.start_byte, call, name, receiver[0] if receiver else None,
-                      callee[0] if callee else None))
-    found.sort(key=lambda f: f[0])
+def _calls(
+    rules: LanguageRules,
+    found: list[tuple[Node, Node]],
+    path: str,
+    src: bytes,
+    defs: list[_Def],
+) -> list[CallSite]:
+    """Call sites in source order, each attributed to its innermost enclosing symbol.
 
+    This loop runs once per call in the workspace (hundreds of thousands on a cold index),
+    hence the inlined, allocation-light code.
+    """
+    # the call patterns of a language are mutually exclusive: no duplicates to drop
+    keyed = sorted(
+        ((call.start_byte, name.start_byte, name) for call, name in found),
+        key=lambda item: (item[0], item[1]),
+    )
     symbols = [d for d in defs if d.symbol is not None]
+    n_symbols = len(symbols)
     out: list[CallSite] = []
+    append = out.append
     stack: list[_Def] = []
     i = 0
-    for start, call, name, receiver, callee in found:
-        while i < len(symbols) and symbols[i].start <= start:
-            nxt = symbols[i]
-            while stack and stack[-1].end <= nxt.start:
+    caller_name: str | None = None
+    self_names: tuple[str, ...] = rules.self_names_for(None)
+    current: _Def | None = None
+    super_names = rules.super_names
+    for start, name_start, name in keyed:
+        if (i < n_symbols and symbols[i].start <= start) or (stack and stack[-1].end <= start):
+            while i < n_symbols and symbols[i].start <= start:
+                nxt = symbols[i]
+                while stack and stack[-1].end <= nxt.start:
+                    stack.pop()
+                stack.append(nxt)
+                i += 1
+            while stack and stack[-1].end <= start:
                 stack.pop()
-            stack.append(nxt)
-            i += 1
-        while stack and stack[-1].end <= start:
-            stack.pop()
-        caller = stack[-1] if stack else None
-        out.append(_call_site(rules, path, caller, call, name, receiver, callee))
-    return out
-
-
-def _call_site(
-    rules: LanguageRules,
-    path: str,
-    caller: _Def | None,
-    call: Node,
-    name: Node,
-    receiver: Node | None,
-    callee: Node | None,
-) -> CallSite:
-    if callee is not None:
-        callee_text = text(callee)
-    elif receiver is not None:
-        callee_text = (call.text or b"")[: name.end_byte - call.start_byte].decode(
-            "utf-8", "replace"
+            caller = stack[-1] if stack else None
+            if caller is not current:
+                current = caller
+                symbol = caller.symbol if caller is not None else None
+                caller_name = symbol.qualified_name if symbol is not None else None
+                self_names = rules.self_names_for(caller.node if caller is not None else None)
+        name_text = src[name_start : name.end_byte].decode("utf-8", "replace")
+        if name_start > start:
+            head = src[start:name_start].decode("utf-8", "replace")
+            if head.startswith("new") and (len(head) == 3 or head[3].isspace()):
+                head = head[3:]  # JS/Java `new Cls()` / `new ns.Cls()`
+            head = head.strip()
+            receiver: str | None = head.rstrip(".:?&").rstrip() or None
+        else:
+            receiver = None
+        if receiver is None:
+            callee = name_text
+            receiver_kind = "none"
+        else:
+            callee = head + name_text
+            if " " in callee or "\n" in callee or "\t" in callee:
+                callee = "".join(callee.split())
+                receiver = "".join(receiver.split())
+            if receiver in self_names:
+                receiver_kind = "self"
+            elif receiver in super_names or receiver.startswith("super("):
+                receiver_kind = "super"
+            else:
+                receiver_kind = "other"
+            if len(receiver) > _CALLEE_CAP:
+                receiver = receiver[:_CALLEE_CAP]
+        append(
+            CallSite(
+                path,
+                caller_name,
+                callee[:_CALLEE_CAP],
+                name_text,
+                receiver,
+                receiver_kind,
+                name.start_point[0] + 1,
+            )
         )
-    else:
-        callee_text = text(name)
-    receiver_text = text(receiver) if receiver is not None else None
-    if receiver_text is None:
-        receiver_kind = "none"
-    elif receiver_text in rules.self_names_for(caller.node if caller else None):
-        receiver_kind = "self"
-    elif receiver_text in rules.super_names or receiver_text.startswith("super("):
-        receiver_kind = "super"
-    else:
-        receiver_kind = "other"
-    return CallSite(
-        path=path,
-        caller=caller.symbol.qualified_name if caller is not None and caller.symbol else None,
-        callee=" ".join(callee_text.split())[:_CALLEE_CAP],
-        name=text(name),
-        receiver=" ".join(receiver_text.split()) if receiver_text is not None else None,
-        receiver_kind=receiver_kind,
-        line=line_of(name),
-    )
+    return out

@@ -281,9 +281,7 @@ def parse(paths: str | Path | Sequence[str | Path] | SessionSource) -> Session:
     messages = _ordered(builder.messages)
     started, ended = span([m.time for m in messages])
     titles = [text for leaf, text in builder.summaries if leaf in builder.uuids]
-    session_id = (
-        builder.session_ids.most_common(1)[0][0] if builder.session_ids else files[0].stem
-    )
+    session_id = builder.session_ids.most_common(1)[0][0] if builder.session_ids else files[0].stem
     return Session(
         agent="claude-code",
         session_id=session_id,

@@ -211,10 +211,14 @@ class _Builder:
         if found:
             exit_code = int(found.group(1))
         body = text.split("\nOutput:\n", 1)[-1]
-        message = Message(role="tool", text=body[:_TOOL_OUTPUT_LIMIT], time=time, tool_call_id=target)
+        message = Message(
+            role="tool", text=body[:_TOOL_OUTPUT_LIMIT], time=time, tool_call_id=target
+        )
         call = self.calls.get(target)
         if exit_code not in (None, 0):
-            error = f"exit {exit_code}: {short_error(body)}" if body.strip() else f"exit {exit_code}"
+            error = (
+                f"exit {exit_code}: {short_error(body)}" if body.strip() else f"exit {exit_code}"
+            )
             message.errors.append(error)
             if call is not None:
                 call.error = error

@@ -121,6 +121,8 @@ def parse(path: str | Path | SessionSource, cwd: str | None = None) -> Session:
         started=parse_time(data.get("startTime")) or started,
         ended=parse_time(data.get("lastUpdated")) or ended,
         model=model,
-        source=SourceInfo(paths=[str(file)], version=version, size=stat.st_size, mtime=stat.st_mtime),
+        source=SourceInfo(
+            paths=[str(file)], version=version, size=stat.st_size, mtime=stat.st_mtime
+        ),
         warnings=warnings,
     )

@@ -75,7 +75,10 @@ class _Builder:
                 if output is not None:
                     text = output if isinstance(output, str) else json.dumps(output, sort_keys=True)
                     tool = Message(
-                        role="tool", text=text[:_TOOL_OUTPUT_LIMIT], time=time, tool_call_id=call.call_id
+                        role="tool",
+                        text=text[:_TOOL_OUTPUT_LIMIT],
+                        time=time,
+                        tool_call_id=call.call_id,
                     )
                     if call.error:
                         tool.errors.append(call.error)
@@ -187,8 +190,10 @@ def discover_legacy(root: str | Path, base: str | Path | None = None) -> list[Se
 
 def parse_legacy(session_file: str | Path | SessionSource) -> Session:
     """One session from the legacy JSON storage, given its `storage/session/*/<id>.json`."""
-    path = Path(session_file.paths[0]) if isinstance(session_file, SessionSource) else Path(
-        session_file
+    path = (
+        Path(session_file.paths[0])
+        if isinstance(session_file, SessionSource)
+        else Path(session_file)
     )
     files = _JsonFiles()
     info = files.load(path)
@@ -204,7 +209,9 @@ def parse_legacy(session_file: str | Path | SessionSource) -> Session:
             continue
         parts = [
             part
-            for part_path in _ordered_files(storage / "part" / message_path.stem, message.get("parts"))
+            for part_path in _ordered_files(
+                storage / "part" / message_path.stem, message.get("parts")
+            )
             if (part := files.load(part_path)) is not None
         ]
         times = message.get("time") if isinstance(message.get("time"), dict) else {}

@@ -45,7 +45,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ),
     ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), 0),
     ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
+    (
+        "github_token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+        0,
+    ),
     ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0),
     ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),
     (
@@ -58,13 +62,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("bearer_token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"), 1),
     (
         "url_password",
-        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@\"'<>]+:([^\s/@\"'<>]+)@"),
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@\"'<>]*:([^\s/@\"'<>]+)@"),
         1,
     ),
     (
         "env_secret",
         re.compile(
-            rf"(?im)^(?:\s*export\s+)?\s*[A-Z0-9_]*{_SECRET_NAME.upper()}[A-Z0-9_]*"
+            rf"(?m)^(?:\s*export\s+)?\s*[A-Z0-9_]*{_SECRET_NAME.upper()}[A-Z0-9_]*"
             r"\s*=\s*([\"']?)((?!\$|<|\*{3})[^\s\"'#]+)\1"
         ),
         2,
@@ -75,7 +79,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
             rf"(?i)\b[A-Za-z0-9_.-]*{_SECRET_NAME}[A-Za-z0-9_]*[\"']?\s*(?:=|:)\s*"
             r"(?:\"((?!\$|<|\*{3})[^\"\s]{4,})\"|'((?!\$|<|\*{3})[^'\s]{4,})'|"
             r"((?![a-z_.]+\b(?![(\[\w]))(?!\$|<|\*{3}|process\.env|os\.environ)"
-            r"[^\s\"'`,;()\[\]{}]{6,}(?![(\[])))"
+            r"[^\s\"'`,;()\[\]{}]{6,}+(?![(\[])))"
         ),
         -1,
     ),
@@ -88,7 +92,6 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
         0,
     ),
 ]
-_MARK = re.compile(r"\[REDACTED:[a-z_0-9]+\]")
 
 
 @dataclass(slots=True)
@@ -112,8 +115,8 @@ def _replace(kind: str, group: int, counts: Counter[str]):  # type: ignore[no-un
         else:
             target = group
         value = match.group(target)
-        if not value or _MARK.fullmatch(value) or "[REDACTED:" in value:
-            return match.group(0)
+        if not value or "[REDACTED:" in match.group(0):
+            return match.group(0)  # already redacted by a more specific pattern
         counts[kind] += 1
         start, end = match.start(target) - match.start(0), match.end(target) - match.start(0)
         whole = match.group(0)

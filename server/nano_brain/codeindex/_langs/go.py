@@ -23,16 +23,18 @@ class GoRules(LanguageRules):
     (method_elem name: (field_identifier) @name) @def.method
     (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
     (source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
-    (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
+    (source_file (var_declaration
+      (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
     """
     calls = """
     (call_expression function: (identifier) @name) @call
     (call_expression function: (selector_expression
-      operand: (_) @receiver field: (field_identifier) @name) @callee) @call
+      operand: (_) field: (field_identifier) @name)) @call
     """
     imports = "(import_spec) @import"
-    doc_wrappers = frozenset({"type_declaration", "const_declaration", "var_declaration",
-                              "var_spec_list"})
+    doc_wrappers = frozenset(
+        {"type_declaration", "const_declaration", "var_declaration", "var_spec_list"}
+    )
     self_names = ()
 
     def refine_kind(self, kind: str, node: Node, parent_kind: str | None) -> str | None:

@@ -27,7 +27,7 @@ class JavaRules(LanguageRules):
     (constant_declaration declarator: (variable_declarator name: (identifier) @name) @def.constant)
     """
     calls = """
-    (method_invocation object: (_) @receiver name: (identifier) @name) @call
+    (method_invocation object: (_) name: (identifier) @name) @call
     (method_invocation !object name: (identifier) @name) @call
     (object_creation_expression type: (type_identifier) @name) @call
     (object_creation_expression type: (generic_type (type_identifier) @name)) @call
@@ -85,8 +85,11 @@ class JavaRules(LanguageRules):
         for child in root.named_children:
             if child.type == "package_declaration":
                 ident = next(
-                    (c for c in child.named_children
-                     if c.type in ("scoped_identifier", "identifier")),
+                    (
+                        c
+                        for c in child.named_children
+                        if c.type in ("scoped_identifier", "identifier")
+                    ),
                     None,
                 )
                 return text(ident) if ident is not None else None

@@ -21,7 +21,9 @@ _JS_DEFINITIONS = """
   (variable_declaration (variable_declarator name: (identifier) @name) @def.variable)))
 """
 
-_TS_DEFINITIONS = _JS_DEFINITIONS + """
+_TS_DEFINITIONS = (
+    _JS_DEFINITIONS
+    + """
 (abstract_class_declaration name: (_) @name) @def.class
 (interface_declaration name: (_) @name) @def.interface
 (type_alias_declaration name: (_) @name) @def.type
@@ -31,22 +33,23 @@ _TS_DEFINITIONS = _JS_DEFINITIONS + """
 (method_signature name: (_) @name) @def.method
 (abstract_method_signature name: (_) @name) @def.method
 """
+)
 
 _CALLS = """
 (call_expression function: (identifier) @name) @call
 (call_expression function: (member_expression
-  object: (_) @receiver
-  property: [(property_identifier) (private_property_identifier)] @name) @callee) @call
+  object: (_)
+  property: [(property_identifier) (private_property_identifier)] @name)) @call
 (new_expression constructor: (identifier) @name) @call
 (new_expression constructor: (member_expression
-  object: (_) @receiver property: (property_identifier) @name) @callee) @call
+  object: (_) property: (property_identifier) @name)) @call
 """
 
 _IMPORTS = """
 (import_statement) @import
 (export_statement source: (_)) @import
-(variable_declarator value: (call_expression function: (identifier) arguments: (arguments (string))))
-  @import
+(variable_declarator
+  value: (call_expression function: (identifier) arguments: (arguments (string)))) @import
 """
 
 _FUNCTION_VALUES = frozenset(
@@ -69,6 +72,10 @@ class JavaScriptRules(LanguageRules):
                 return "function"
             if value is not None and value.type == "class":
                 return "class"
+            if value is not None and value.type == "call_expression":
+                func = value.child_by_field_name("function")
+                if func is not None and text(func) == "require":
+                    return None  # an import binding, recorded as an ImportEdge
             decl = node.parent
             if decl is not None and decl.child_count and decl.children[0].type == "const":
                 return "constant"

@@ -20,7 +20,7 @@ class PythonRules(LanguageRules):
     """
     calls = """
     (call function: (identifier) @name) @call
-    (call function: (attribute object: (_) @receiver attribute: (identifier) @name) @callee) @call
+    (call function: (attribute object: (_) attribute: (identifier) @name)) @call
     """
     imports = """
     (import_statement) @import
@@ -85,8 +85,9 @@ class PythonRules(LanguageRules):
             return out
         module_node = node.child_by_field_name("module_name")
         module = text(module_node) if module_node is not None else ""
+        skip = module_node.start_byte if module_node is not None else -1
         for child in node.named_children:
-            if child is module_node:
+            if child.start_byte == skip:
                 continue
             if child.type == "wildcard_import":
                 out.append(ImportEdge(path, module, "*", None, line))

@@ -20,7 +20,7 @@ class RubyRules(LanguageRules):
     (program (assignment left: (constant) @name) @def.constant)
     """
     calls = """
-    (call receiver: (_) @receiver method: (identifier) @name) @call
+    (call receiver: (_) method: (identifier) @name) @call
     (call !receiver method: (identifier) @name) @call
     """
     imports = "(call !receiver method: (identifier) arguments: (argument_list (string))) @import"

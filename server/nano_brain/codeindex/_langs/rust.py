@@ -32,9 +32,9 @@ class RustRules(LanguageRules):
     calls = """
     (call_expression function: (identifier) @name) @call
     (call_expression function: (field_expression
-      value: (_) @receiver field: (field_identifier) @name) @callee) @call
+      value: (_) field: (field_identifier) @name)) @call
     (call_expression function: (scoped_identifier
-      path: (_) @receiver name: (identifier) @name) @callee) @call
+      path: (_) name: (identifier) @name)) @call
     (call_expression function: (generic_function function: (identifier) @name)) @call
     """
     imports = "(use_declaration) @import"

@@ -1,0 +1,67 @@
+"""The code index's parsing core: source files to symbols and edges, resolved across a workspace.
+
+Pure library code (no database): :func:`parse_file` reads one file, :class:`CodeGraph` resolves
+the calls of a whole workspace and answers callers/callees/impact, :func:`walk_workspace` and
+:func:`scan_changes` find what to (re)index. The store layer mirrors these records.
+"""
+
+from __future__ import annotations
+
+from .errors import CodeIndexError, GrammarMissingError, UnsupportedLanguageError
+from .languages import (
+    code_extensions,
+    get_language,
+    get_parser,
+    is_available,
+    language_for_path,
+    supported_languages,
+)
+from .model import CallSite, FileIndex, ImportEdge, Symbol
+from .parse import SEARCH_TEXT_CAP, parse_file
+from .resolve import CodeGraph, ImpactEntry, Reference, build_graph
+from .walk import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_SKIP_DIRS,
+    ChangedFile,
+    Changes,
+    FileState,
+    SkippedFile,
+    WalkedFile,
+    WalkResult,
+    iter_workspace,
+    scan_changes,
+    walk_workspace,
+)
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_SKIP_DIRS",
+    "SEARCH_TEXT_CAP",
+    "CallSite",
+    "ChangedFile",
+    "Changes",
+    "CodeGraph",
+    "CodeIndexError",
+    "FileIndex",
+    "FileState",
+    "GrammarMissingError",
+    "ImpactEntry",
+    "ImportEdge",
+    "Reference",
+    "SkippedFile",
+    "Symbol",
+    "UnsupportedLanguageError",
+    "WalkResult",
+    "WalkedFile",
+    "build_graph",
+    "code_extensions",
+    "get_language",
+    "get_parser",
+    "is_available",
+    "iter_workspace",
+    "language_for_path",
+    "parse_file",
+    "scan_changes",
+    "supported_languages",
+    "walk_workspace",
+]

@@ -1,0 +1,674 @@
+"""Resolve call sites to definitions across a workspace, and answer callers/callees/impact.
+
+Precision comes first: a call is bound to a definition only when the rules below name exactly
+one target. Everything else stays unresolved (with its bare name) or ambiguous (with the
+candidates), and :meth:`CodeGraph.callers` never reports those; they are offered separately by
+:meth:`CodeGraph.possible_callers`, labelled as guesses.
+
+Rules, tried in order for a call without a receiver (``f()``):
+
+1. a function nested in an enclosing function (``def outer(): def inner(): ...; inner()``);
+2. Java and Ruby only: a method of the enclosing class (``m()`` means ``this.m()``), then of an
+   enclosing outer class;
+3. a top-level definition of the same file (Go: of the same package directory) or a name bound
+   by an import (``from a.b import f``, ``import {f} from './m'``, ``const {f} = require()``,
+   ``use crate::m::f``, Java ``import static``); both at once is ambiguous;
+4. Java: a class of the same package; then wildcard imports.
+
+With a receiver: ``self``/``this``/``cls``/Go's receiver/Rust ``Self`` look the method up in the
+enclosing class, then in its bases in order (a base outside the workspace stops the search:
+it might define the method); ``super`` looks only in the bases; any other receiver is bound
+only when it names an imported module or package (``m.f()``, ``os.path.join()``,
+``ns.f()``, ``util.Do()``) or a class (``Cls.create()``, ``P::new()``). Calls on instances
+held in variables (``obj.run()``) stay unresolved: their type is unknown without inference.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+from collections import defaultdict, deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..errors import InvalidInputError, NotFoundError
+from .model import CallSite, FileIndex, ImportEdge, Symbol
+
+log = logging.getLogger(__name__)
+
+#: Kinds that have members a qualified call can reach (``Cls.m()``, ``NS.f()``, ``P::new()``).
+_MEMBER_OWNERS = frozenset({"class", "interface", "struct", "enum", "trait", "module"})
+_TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
+_FUNCTION_KINDS = frozenset({"function", "method"})
+_JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
+_JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
+_MAX_HOPS = 6
+MODULE_CALLER = "<module>"
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A call site and what it resolved to.
+
+    ``how`` names the rule that bound it (``local``, ``nested``, ``import``, ``package``,
+    ``self``, ``inherited``, ``super``, ``static``, ``module``, ``wildcard``) or says why not
+    (``unresolved``, ``ambiguous``; then ``target`` is None and ``candidates`` may list
+    guesses).
+    """
+
+    site: CallSite
+    target: str | None
+    how: str
+    candidates: tuple[str, ...] = ()
+
+    @property
+    def resolved(self) -> bool:
+        return self.target is not None
+
+    @property
+    def caller_key(self) -> str:
+        """The caller's qualified name, or ``path::<module>`` for a top-level call."""
+        return self.site.caller or f"{self.site.path}::{MODULE_CALLER}"
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactEntry:
+    """A symbol affected by a change: it calls ``via`` (at ``path``:``line``), ``depth`` hops
+    away from the changed symbol."""
+
+    qualified_name: str
+    depth: int
+    via: str
+    path: str
+    line: int
+
+
+@dataclass(slots=True)
+class _Target:
+    """What an import (or a qualified receiver) denotes: a module scope or definitions."""
+
+    scope: str | None = None  # a module/package scope key (path, or directory for Go)
+    owner: str = ""  # inside ``scope``: a namespace symbol (Rust inline ``mod``)
+    symbols: tuple[Symbol, ...] = ()
+
+
+class CodeGraph:
+    """Every symbol and call of a workspace, with calls resolved; pure and in memory.
+
+    ``go_modules`` maps a directory (relative to the root, ``""`` for the root) holding a
+    ``go.mod`` to its module path; without it Go imports are matched by directory suffix.
+    """
+
+    def __init__(
+        self, files: Iterable[FileIndex], *, go_modules: Mapping[str, str] | None = None
+    ) -> None:
+        self.files: dict[str, FileIndex] = {}
+        for f in files:
+            self.files[f.path] = f
+        self.symbols: dict[str, Symbol] = {}
+        for f in self.files.values():
+            for s in f.symbols:
+                self.symbols[s.qualified_name] = s
+        self._go_modules = dict(go_modules or {})
+        self._index()
+        self.references: list[Reference] = [
+            self._resolve(site) for f in self.files.values() for site in f.calls
+        ]
+        self._by_target: dict[str, list[Reference]] = defaultdict(list)
+        self._by_caller: dict[str, list[Reference]] = defaultdict(list)
+        self._unresolved_by_name: dict[str, list[Reference]] = defaultdict(list)
+        for ref in self.references:
+            self._by_caller[ref.caller_key].append(ref)
+            if ref.target is not None:
+                self._by_target[ref.target].append(ref)
+            else:
+                self._unresolved_by_name[ref.site.name].append(ref)
+
+    # -- queries -----------------------------------------------------------------------------
+
+    def symbol(self, qualified_name: str) -> Symbol:
+        try:
+            return self.symbols[qualified_name]
+        except KeyError:
+            raise NotFoundError(f"no symbol {qualified_name!r}") from None
+
+    def find_symbols(self, query: str, kind: str | None = None) -> list[Symbol]:
+        """Symbols named by a qualified name, a ``Class.method`` suffix or a bare name."""
+        if "::" in query:
+            found = [self.symbols[query]] if query in self.symbols else []
+        elif "." in query:
+            found = [
+                s
+                for s in self.symbols.values()
+                if s.local_name == query or s.local_name.endswith("." + query)
+            ]
+        else:
+            found = [s for s in self.symbols.values() if s.name == query]
+        if kind is not None:
+            found = [s for s in found if s.kind == kind]
+        return sorted(found, key=lambda s: (s.path, s.start_line))
+
+    def callers(self, qualified_name: str) -> list[Reference]:
+        """Call sites confidently resolved to ``qualified_name``."""
+        self.symbol(qualified_name)
+        return list(self._by_target.get(qualified_name, ()))
+
+    def callees(self, qualified_name: str, *, include_unresolved: bool = True) -> list[Reference]:
+        """The calls made directly inside ``qualified_name`` (or ``path::<module>``)."""
+        if not qualified_name.endswith("::" + MODULE_CALLER):
+            self.symbol(qualified_name)
+        refs = self._by_caller.get(qualified_name, ())
+        return [r for r in refs if include_unresolved or r.resolved]
+
+    def possible_callers(self, qualified_name: str) -> list[Reference]:
+        """Unresolved or ambiguous calls with the same bare name: guesses, never confident."""
+        name = self.symbol(qualified_name).name
+        return list(self._unresolved_by_name.get(name, ()))
+
+    def impact(self, qualified_name: str, depth: int = 3) -> list[ImpactEntry]:
+        """Transitive confident callers of ``qualified_name``, breadth first, up to ``depth``.
+
+        Each affected symbol appears once, at its smallest distance; top-level code of a file
+        appears as ``path::<module>`` and is not followed further.
+        """
+        if depth < 1:
+            raise InvalidInputError("impact depth must be at least 1")
+        self.symbol(qualified_name)
+        seen = {qualified_name}
+        out: list[ImpactEntry] = []
+        queue: deque[tuple[str, int]] = deque([(qualified_name, 0)])
+        while queue:
+            current, dist = queue.popleft()
+            if dist >= depth:
+                continue
+            for ref in self._by_target.get(current, ()):
+                key = ref.caller_key
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.append(ImpactEntry(key, dist + 1, current, ref.site.path, ref.site.line))
+                if ref.site.caller is not None:
+                    queue.append((key, dist + 1))
+        return out
+
+    def stats(self) -> dict[str, int]:
+        resolved = sum(1 for r in self.references if r.resolved)
+        ambiguous = sum(1 for r in self.references if r.how == "ambiguous")
+        return {
+            "files": len(self.files),
+            "symbols": len(self.symbols),
+            "calls": len(self.references),
+            "resolved": resolved,
+            "ambiguous": ambiguous,
+        }
+
+    # -- indexes -----------------------------------------------------------------------------
+
+    def _scope_of(self, path: str) -> str:
+        """Where top-level names are shared: the package directory for Go, else the file."""
+        f = self.files.get(path)
+        if f is not None and f.language == "go":
+            return posixpath.dirname(path) + "/"
+        return path
+
+    def _index(self) -> None:
+        # scope -> name -> symbols defined at the top level of that scope
+        self._top: dict[str, dict[str, list[Symbol]]] = defaultdict(lambda: defaultdict(list))
+        # (scope, owner local name) -> member name -> symbols
+        self._members: dict[tuple[str, str], dict[str, list[Symbol]]] = defaultdict(
+            lambda: defaultdict(list)
+        )
+        for s in self.symbols.values():
+            scope = self._scope_of(s.path)
+            local = s.local_name
+            if "." not in local:
+                self._top[scope][s.name].append(s)
+            else:
+                owner = local.rsplit(".", 1)[0]
+                self._members[(scope, owner)][s.name].append(s)
+        # local bindings made by imports, per file
+        self._bindings: dict[str, dict[str, list[ImportEdge]]] = {}
+        self._wildcards: dict[str, list[ImportEdge]] = {}
+        for f in self.files.values():
+            bindings: dict[str, list[ImportEdge]] = defaultdict(list)
+            wild: list[ImportEdge] = []
+            for imp in f.imports:
+                if imp.name == "*" and not imp.alias:
+                    wild.append(imp)
+                elif imp.local_name:
+                    bindings[imp.local_name].append(imp)
+            self._bindings[f.path] = bindings
+            self._wildcards[f.path] = wild
+        self._python_modules = self._python_module_map()
+        self._java_types: dict[tuple[str, str], list[Symbol]] = defaultdict(list)
+        for f in self.files.values():
+            if f.language == "java":
+                for s in f.symbols:
+                    if s.parent is None and s.kind in _TYPE_KINDS:
+                        self._java_types[(f.namespace or "", s.name)].append(s)
+        self._go_dirs = {posixpath.dirname(p) for p, f in self.files.items() if f.language == "go"}
+
+    def _python_module_map(self) -> dict[str, list[str]]:
+        """Dotted module name -> files, from the package root and from the workspace root."""
+        files = {p for p, f in self.files.items() if f.language == "python"}
+        packages = {
+            posixpath.dirname(p)
+            for p in files
+            if posixpath.basename(p) in ("__init__.py", "__init__.pyi")
+        }
+        names: dict[str, set[str]] = defaultdict(set)
+        for p in files:
+            if p.endswith(".pyi") and p[:-1] in files:
+                continue  # the stub and the module are one module
+            directory, base = posixpath.split(p)
+            stem = base.rsplit(".", 1)[0]
+            tail = [] if stem == "__init__" else [stem]
+            parts = directory.split("/") if directory else []
+            names[".".join(parts + tail)].add(p)
+            pkg_parts: list[str] = []
+            d = directory
+            while d and d in packages:
+                pkg_parts.insert(0, posixpath.basename(d))
+                d = posixpath.dirname(d)
+            canonical = ".".join(pkg_parts + tail)
+            if canonical:
+                names[canonical].add(p)
+        return {k: sorted(v) for k, v in names.items() if k}
+
+    # -- resolution --------------------------------------------------------------------------
+
+    def _resolve(self, site: CallSite) -> Reference:
+        try:
+            found, how = self._candidates(site)
+        except RecursionError:  # pathological inheritance or import cycles
+            found, how = [], "unresolved"
+        unique = list({s.qualified_name: s for s in found}.values())
+        if len(unique) == 1:
+            return Reference(site, unique[0].qualified_name, how)
+        if len(unique) > 1:
+            names = tuple(sorted(s.qualified_name for s in unique))
+            return Reference(site, None, "ambiguous", names)
+        return Reference(site, None, "unresolved")
+
+    def _candidates(self, site: CallSite) -> tuple[list[Symbol], str]:
+        if site.receiver_kind == "self":
+            return self._self_call(site, include_own=True)
+        if site.receiver_kind == "super":
+            return self._self_call(site, include_own=False)
+        if site.receiver_kind == "none":
+            return self._bare(site.path, site.name, site.caller)
+        return self._qualified(site.path, site.receiver or "", site.name, site.caller)
+
+    def _lang(self, path: str) -> str:
+        return self.files[path].language
+
+    def _ancestors(self, caller: str | None) -> list[tuple[str, Symbol | None]]:
+        """Enclosing scopes of a caller, innermost first: (local name, symbol or None)."""
+        if caller is None or "::" not in caller:
+            return []
+        path, local = caller.split("::", 1)
+        parts = local.split(".")
+        out = []
+        for k in range(len(parts), 0, -1):
+            owner = ".".join(parts[:k])
+            out.append((owner, self.symbols.get(f"{path}::{owner}")))
+        return out
+
+    def _enclosing_types(self, caller: str | None) -> list[str]:
+        """Local names of the classes around a caller, innermost first.
+
+        A scope without a symbol is a Rust ``impl`` or a Go receiver type declared elsewhere;
+        it still owns methods.
+        """
+        out: list[str] = []
+        for owner, sym in self._ancestors(caller)[1:]:
+            if sym is None or sym.kind in _TYPE_KINDS or sym.kind == "module":
+                out.append(owner)
+        return out
+
+    def _self_call(self, site: CallSite, *, include_own: bool) -> tuple[list[Symbol], str]:
+        types = self._enclosing_types(site.caller)
+        if not types:
+            return [], "unresolved"
+        owner = types[0]
+        if include_own:
+            found, inherited = self._method(site.path, owner, site.name, set())
+            return found, ("inherited" if inherited else "self")
+        owner_sym = self.symbols.get(f"{site.path}::{owner}")
+        if owner_sym is None:
+            return [], "unresolved"
+        found = self._in_bases(owner_sym, site.name, set())
+        return found, "super"
+
+    def _method(
+        self, path: str, owner: str, name: str, visited: set[str]
+    ) -> tuple[list[Symbol], bool]:
+        """``name`` in class ``owner`` of ``path``, else in its bases; (found, inherited)."""
+        direct = self._members.get((self._scope_of(path), owner), {}).get(name)
+        if direct:
+            return list(direct), False
+        owner_sym = self.symbols.get(f"{path}::{owner}")
+        if owner_sym is None:
+            return [], False
+        return self._in_bases(owner_sym, name, visited), True
+
+    def _in_bases(self, cls: Symbol, name: str, visited: set[str]) -> list[Symbol]:
+        if cls.qualified_name in visited:
+            return []
+        visited.add(cls.qualified_name)
+        for base in cls.bases:
+            base_sym = self._type_named(cls.path, base)
+            if base_sym is None:
+                return []  # an unknown base may define it: do not guess past it
+            found, _ = self._method(base_sym.path, base_sym.local_name, name, visited)
+            if found:
+                return found
+        return []
+
+    def _type_named(self, path: str, text: str) -> Symbol | None:
+        """The single class a type expression (``Base``, ``m.Base``) names, if any.
+
+        Looked up from the file's top level: a lookup from inside the class would consult the
+        class's own bases again (Java's implicit ``this``) and never end.
+        """
+        if "." in text:
+            receiver, _, name = text.rpartition(".")
+            found, _ = self._qualified(path, receiver, name, None)
+        else:
+            found, _ = self._bare(path, text, None)
+        types = {s.qualified_name: s for s in found if s.kind in _TYPE_KINDS}
+        return next(iter(types.values())) if len(types) == 1 else None
+
+    def _bare(self, path: str, name: str, caller: str | None) -> tuple[list[Symbol], str]:
+        lang = self._lang(path)
+        scope = self._scope_of(path)
+        implicit_self = lang in ("java", "ruby")
+        for owner, sym in self._ancestors(caller):
+            if sym is not None and sym.kind in _FUNCTION_KINDS:
+                nested = self._members.get((scope, owner), {}).get(name)
+                if nested:
+                    return list(nested), "nested"
+            elif implicit_self:
+                found, inherited = self._method(path, owner, name, set())
+                if found:
+                    return found, ("inherited" if inherited else "self")
+        local = list(self._top.get(scope, {}).get(name, ()))
+        imported: list[Symbol] = []
+        for imp in self._bindings.get(path, {}).get(name, ()):
+            target = self._import_target(imp, 0)
+            if target is not None and target.symbols:
+                imported.extend(target.symbols)
+        if local or imported:
+            how = "import" if not local else ("package" if local[0].path != path else "local")
+            return local + imported, how
+        if lang == "java":
+            same_package = self._java_types.get((self.files[path].namespace or "", name))
+            if same_package:
+                return list(same_package), "package"
+        wild: list[Symbol] = []
+        for imp in self._wildcards.get(path, ()):
+            if lang == "java":
+                wild.extend(self._java_types.get((imp.module, name), ()))
+                continue
+            target = self._import_target(imp, 0)
+            if target is not None and target.scope is not None:
+                wild.extend(self._lookup(target, name))
+        return wild, "wildcard"
+
+    def _qualified(
+        self, path: str, receiver: str, name: str, caller: str | None
+    ) -> tuple[list[Symbol], str]:
+        lang = self._lang(path)
+        sep = "::" if lang == "rust" else "."
+        if lang == "rust" and receiver.split("::", 1)[0] in ("crate", "super", "self"):
+            target = self._rust_path(path, receiver.split("::"))
+            if target is not None:
+                return self._lookup(target, name), "module"
+        head, _, rest = receiver.partition(sep)
+        if not head.isidentifier():
+            return [], "unresolved"
+        # a module bound by an import: m.f(), util.Do(), ns.f(), os.path.join()
+        for imp in self._bindings.get(path, {}).get(head, ()):
+            if rest:
+                if lang != "python":
+                    continue
+                target = self._python_submodule(imp, head, rest)
+            else:
+                target = self._import_target(imp, 0)
+            if target is not None and target.scope is not None:
+                return self._lookup(target, name), "module"
+        # a class (or namespace) by name: Cls.create(), P::new(), NS.f()
+        if not rest:
+            found, _ = self._bare(path, head, caller)
+            owners = {s.qualified_name: s for s in found if s.kind in _MEMBER_OWNERS}
+            if len(owners) == 1:
+                owner = next(iter(owners.values()))
+                members, _ = self._method(owner.path, owner.local_name, name, set())
+                return members, "static"
+        elif lang == "java":
+            # fully qualified: com.x.Util.go()
+            pkg, _, cls = receiver.rpartition(".")
+            types = self._java_types.get((pkg, cls))
+            if types and len(types) == 1:
+                members, _ = self._method(types[0].path, types[0].local_name, name, set())
+                return members, "static"
+        return [], "unresolved"
+
+    def _lookup(self, target: _Target, name: str) -> list[Symbol]:
+        if target.scope is None:
+            return []
+        if target.owner:
+            return list(self._members.get((target.scope, target.owner), {}).get(name, ()))
+        found = self._top.get(target.scope, {}).get(name)
+        if found:
+            return list(found)
+        # re-exported through an import of the target module
+        return self._reexported(target.scope, name, 1)
+
+    def _reexported(self, scope: str, name: str, hops: int) -> list[Symbol]:
+        if hops > _MAX_HOPS or scope not in self.files:
+            return []
+        out: list[Symbol] = []
+        for imp in self._bindings.get(scope, {}).get(name, ()):
+            target = self._import_target(imp, hops)
+            if target is not None:
+                out.extend(target.symbols)
+        if not out:
+            for imp in self._wildcards.get(scope, ()):
+                target = self._import_target(imp, hops)
+                if target is not None and target.scope is not None:
+                    out.extend(self._top.get(target.scope, {}).get(name, ()))
+        return out
+
+    # -- imports -----------------------------------------------------------------------------
+
+    def _import_target(self, imp: ImportEdge, hops: int) -> _Target | None:
+        """What an import statement's binding denotes, when it is in the workspace."""
+        if hops > _MAX_HOPS:
+            return None
+        lang = self._lang(imp.path)
+        if lang == "python":
+            return self._python_import(imp, hops)
+        if lang in _JS_LANGS:
+            return self._js_import(imp, hops)
+        if lang == "go":
+            directory = self._go_package_dir(imp.module)
+            return _Target(scope=directory + "/") if directory is not None else None
+        if lang == "rust":
+            return self._rust_import(imp)
+        if lang == "java":
+            return self._java_import(imp)
+        return None
+
+    def _member_target(self, scope: str, name: str, hops: int) -> _Target:
+        found = self._top.get(scope, {}).get(name)
+        if found:
+            return _Target(symbols=tuple(found))
+        return _Target(symbols=tuple(self._reexported(scope, name, hops + 1)))
+
+    def _python_import(self, imp: ImportEdge, hops: int) -> _Target | None:
+        module_path = self._python_module_file(imp.path, imp.module)
+        if imp.name is None:
+            if imp.alias is None and "." in imp.module:
+                # `import a.b` binds `a`: the package
+                module_path = self._python_module_file(imp.path, imp.module.split(".")[0])
+            return _Target(scope=module_path) if module_path else None
+        if imp.name in ("*", ""):
+            return _Target(scope=module_path) if module_path else None
+        if module_path is not None:
+            target = self._member_target(module_path, imp.name, hops)
+            if target.symbols:
+                return target
+        sub = imp.module + ("." if not imp.module.endswith(".") else "") + imp.name
+        sub_path = self._python_module_file(imp.path, sub)
+        if sub_path is not None:
+            return _Target(scope=sub_path)
+        return None
+
+    def _python_submodule(self, imp: ImportEdge, head: str, rest: str) -> _Target | None:
+        """``a.b.f()`` after ``import a.b`` (or ``import a as x``; ``x.b.f()``)."""
+        if imp.name is not None:
+            base = imp.module + ("." if not imp.module.endswith(".") else "") + imp.name
+        elif imp.alias:
+            base = imp.module
+        else:
+            base = head
+        module_path = self._python_module_file(imp.path, f"{base}.{rest}")
+        return _Target(scope=module_path) if module_path else None
+
+    def _python_module_file(self, importer: str, module: str) -> str | None:
+        if module.startswith("."):
+            level = len(module) - len(module.lstrip("."))
+            directory = posixpath.dirname(importer)
+            for _ in range(level - 1):
+                directory = posixpath.dirname(directory)
+            rest = module[level:]
+            base = posixpath.join(directory, *rest.split(".")) if rest else directory
+            for candidate in (
+                f"{base}.py",
+                f"{base}/__init__.py",
+                f"{base}.pyi",
+                f"{base}/__init__.pyi",
+            ):
+                if candidate in self.files:
+                    return candidate
+            return None
+        paths = self._python_modules.get(module)
+        return paths[0] if paths and len(paths) == 1 else None
+
+    def _js_import(self, imp: ImportEdge, hops: int) -> _Target | None:
+        if not imp.module.startswith("."):
+            return None  # a package from node_modules: outside the workspace
+        base = posixpath.normpath(posixpath.join(posixpath.dirname(imp.path), imp.module))
+        target_path = None
+        stem = base.rsplit(".", 1)[0] if posixpath.splitext(base)[1] in (".js", ".jsx") else base
+        candidates = [base] + [stem + ext for ext in _JS_EXTENSIONS]
+        candidates += [f"{base}/index{ext}" for ext in _JS_EXTENSIONS]
+        for candidate in candidates:
+            if candidate in self.files:
+                target_path = candidate
+                break
+        if target_path is None:
+            return None
+        if imp.name in (None, "*", ""):
+            return _Target(scope=target_path)
+        name = imp.name
+        if name == "default":
+            default = self.files[target_path].default_export
+            if default is None:
+                return None
+            name = default
+        return self._member_target(target_path, name, hops)
+
+    def _go_package_dir(self, import_path: str) -> str | None:
+        for directory, module in self._go_modules.items():
+            if import_path == module or import_path.startswith(module + "/"):
+                rel = import_path[len(module) :].lstrip("/")
+                full = posixpath.join(directory, rel) if directory else rel
+                full = full.rstrip("/")
+                return full if full in self._go_dirs else None
+        if self._go_modules:
+            return None
+        matches = [
+            d for d in self._go_dirs if d and (import_path == d or import_path.endswith("/" + d))
+        ]
+        if not matches:
+            return None
+        longest = max(len(d) for d in matches)
+        best = [d for d in matches if len(d) == longest]
+        return best[0] if len(best) == 1 else None
+
+    def _rust_import(self, imp: ImportEdge) -> _Target | None:
+        segments = imp.module.split("::") if imp.module else []
+        if imp.name in (None, "*", ""):
+            return self._rust_path(imp.path, segments)
+        submodule = self._rust_path(imp.path, segments + [imp.name])
+        if submodule is not None:
+            return submodule
+        module = self._rust_path(imp.path, segments)
+        if module is not None:
+            found = self._lookup(module, imp.name)
+            if found:
+                return _Target(symbols=tuple(found))
+        return None
+
+    def _rust_path(self, importer: str, segments: list[str]) -> _Target | None:
+        """The file (and inline ``mod``) a ``crate::``/``super::``/``self::`` path names."""
+        if not segments or segments[0] not in ("crate", "super", "self"):
+            return None
+        parts = importer.split("/")
+        if "src" not in parts:
+            return None
+        idx = parts.index("src")
+        src_root = "/".join(parts[: idx + 1])
+        module = parts[idx + 1 :]
+        module[-1] = module[-1].removesuffix(".rs")
+        if module[-1] == "mod" or module in (["lib"], ["main"]):
+            module = module[:-1]
+        if segments[0] == "crate":
+            module = []
+        else:
+            while segments and segments[0] in ("super", "self"):
+                if segments[0] == "super":
+                    module = module[:-1]
+                segments = segments[1:]
+            segments = ["crate", *segments]
+        wanted = module + segments[1:]
+        for cut in range(len(wanted), -1, -1):
+            head, tail = wanted[:cut], wanted[cut:]
+            if head:
+                candidates = [
+                    f"{src_root}/{'/'.join(head)}.rs",
+                    f"{src_root}/{'/'.join(head)}/mod.rs",
+                ]
+            else:
+                candidates = [f"{src_root}/lib.rs", f"{src_root}/main.rs"]
+            for candidate in candidates:
+                if candidate in self.files:
+                    owner = ".".join(tail)
+                    inline = self.symbols.get(f"{candidate}::{owner}")
+                    if owner and (inline is None or inline.kind != "module"):
+                        return None
+                    return _Target(scope=candidate, owner=owner)
+        return None
+
+    def _java_import(self, imp: ImportEdge) -> _Target | None:
+        if imp.name in (None, "*", ""):
+            return None
+        types = self._java_types.get((imp.module, imp.name))
+        if types:
+            return _Target(symbols=tuple(types))
+        # import static pkg.Cls.member
+        pkg, _, cls = imp.module.rpartition(".")
+        owners = self._java_types.get((pkg, cls))
+        if owners and len(owners) == 1:
+            members, _ = self._method(owners[0].path, owners[0].local_name, imp.name, set())
+            return _Target(symbols=tuple(members))
+        return None
+
+
+def build_graph(
+    files: Iterable[FileIndex], *, go_modules: Mapping[str, str] | None = None
+) -> CodeGraph:
+    """Resolve every call of ``files`` (one workspace) and return the graph."""
+    return CodeGraph(files, go_modules=go_modules)

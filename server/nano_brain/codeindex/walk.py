@@ -1,0 +1,410 @@
+"""Find the files of a workspace worth indexing, and what changed since the last index.
+
+The walk prunes early (vendored folders and ignored directories are never entered), honours
+every ``.gitignore`` on the way down (plus ``.git/info/exclude`` and a configured exclude
+list, all in gitignore syntax), and reports each skip with a reason so the index summary can
+say why a file is missing. :func:`scan_changes` makes re-indexing cheap: a file whose size and
+mtime match the previous index costs one ``stat`` and is not read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+import pathspec
+
+from ..errors import InvalidInputError
+from .languages import language_for_path
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_BYTES = 1_000_000
+
+#: Folder names never entered: dependencies, build output, caches, VCS metadata.
+DEFAULT_SKIP_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", ".bzr",
+        "node_modules", "bower_components", "vendor", "third_party",
+        "dist", "build", "target", "out", "_build",
+        "__pycache__", ".venv", "venv", ".tox", ".nox", ".eggs", "site-packages",
+        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cache",
+        ".next", ".nuxt", ".svelte-kit", ".parcel-cache", ".turbo", ".gradle", ".idea",
+        "coverage", "htmlcov",
+    }
+)  # fmt: skip
+
+#: Suffixes that are binary (or generated bundles) by construction; skipped without a read.
+_BINARY_SUFFIXES = frozenset(
+    {
+        ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tiff", ".psd",
+        ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".tar",
+        ".jar", ".war", ".class", ".pyc", ".pyo", ".so", ".dylib", ".dll", ".exe", ".o",
+        ".a", ".lib", ".obj", ".wasm", ".bin", ".dat", ".db", ".sqlite", ".sqlite3",
+        ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".wav", ".ogg",
+        ".mov", ".avi", ".npy", ".npz", ".pkl", ".parquet", ".onnx", ".pt",
+    }
+)  # fmt: skip
+_GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".bundle.js")
+_SNIFF_BYTES = 8192
+
+#: Reasons a walk reports for a skipped path (directories end with ``/``).
+SKIP_REASONS = (
+    "gitignored",
+    "excluded",
+    "vendored",
+    "generated",
+    "binary",
+    "too_large",
+    "symlink_outside",
+    "symlink_dir",
+    "unreadable",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WalkedFile:
+    """An indexable file: path relative to the root (POSIX separators) and its stat."""
+
+    path: str
+    abs_path: Path
+    size: int
+    mtime_ns: int
+    language: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file or (with a trailing ``/``) a whole folder left out, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(slots=True)
+class WalkResult:
+    files: list[WalkedFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+    def skipped_by_reason(self) -> dict[str, int]:
+        return dict(Counter(s.reason for s in self.skipped))
+
+
+class FileState(NamedTuple):
+    """What the previous index recorded about a file."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """A new or changed file, with the content already read (so it is read once)."""
+
+    file: WalkedFile
+    content: bytes
+    sha256: str
+
+    @property
+    def path(self) -> str:
+        return self.file.path
+
+
+@dataclass(slots=True)
+class Changes:
+    """How the workspace differs from a previous index.
+
+    ``touched`` files have a new mtime or size but the same content hash (only their stat
+    needs updating); ``renamed`` pairs a deleted path with a new path of identical content
+    (both also appear in ``deleted`` and ``new``). ``states`` is the map to store for next
+    time.
+    """
+
+    unchanged: list[str] = field(default_factory=list)
+    touched: list[str] = field(default_factory=list)
+    changed: list[ChangedFile] = field(default_factory=list)
+    new: list[ChangedFile] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    states: dict[str, FileState] = field(default_factory=dict)
+
+
+class _Ignores:
+    """The ``.gitignore`` files in effect for one directory, deepest last."""
+
+    def __init__(self, specs: list[tuple[str, pathspec.PathSpec]]) -> None:
+        self.specs = specs
+
+    def with_dir(self, rel_dir: str, abs_dir: str) -> _Ignores:
+        spec = _read_ignore_file(os.path.join(abs_dir, ".gitignore"))
+        return _Ignores(self.specs + [(rel_dir, spec)]) if spec is not None else self
+
+    def ignored(self, rel_path: str, is_dir: bool) -> bool:
+        for base, spec in reversed(self.specs):
+            sub = rel_path[len(base) + 1 :] if base else rel_path
+            result = spec.check_file(sub + "/" if is_dir else sub)
+            if result.include is not None:
+                return bool(result.include)
+        return False
+
+
+def _read_ignore_file(path: str) -> pathspec.PathSpec | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        log.warning("cannot read %s: %s", path, exc)
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def iter_workspace(
+    root: str | os.PathLike[str],
+    *,
+    exclude: Iterable[str] = (),
+    skip_dirs: Collection[str] = DEFAULT_SKIP_DIRS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    use_gitignore: bool = True,
+    suffixes: Collection[str] | None = None,
+    known: Mapping[str, tuple[int, int]] | None = None,
+) -> Iterator[WalkedFile | SkippedFile]:
+    """Yield indexable files and skipped paths under ``root``, in a stable order.
+
+    ``exclude`` holds gitignore-style patterns relative to the root; ``suffixes`` (e.g.
+    ``{".py", ".md"}``) keeps only files with those suffixes (others are not reported);
+    ``known`` maps paths to a previous (size, mtime_ns): such files, already known to be text,
+    are not opened for the binary sniff.
+    """
+    root_path = Path(root)
+    if not root_path.is_dir():
+        raise InvalidInputError(f"workspace {root_path} is not a directory")
+    real_root = os.path.realpath(root_path)
+    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
+    wanted = {s.lower() for s in suffixes} if suffixes is not None else None
+    ignores = _Ignores([])
+    if use_gitignore:
+        info = _read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
+        if info is not None:
+            ignores = _Ignores([("", info)])
+    yield from _walk_dir(
+        str(root_path),
+        "",
+        real_root,
+        ignores,
+        excluded,
+        frozenset(skip_dirs),
+        max_bytes,
+        use_gitignore,
+        wanted,
+        known or {},
+    )
+
+
+def _walk_dir(
+    abs_dir: str,
+    rel_dir: str,
+    real_root: str,
+    ignores: _Ignores,
+    excluded: pathspec.PathSpec,
+    skip_dirs: frozenset[str],
+    max_bytes: int,
+    use_gitignore: bool,
+    wanted: set[str] | None,
+    known: Mapping[str, tuple[int, int]],
+) -> Iterator[WalkedFile | SkippedFile]:
+    if use_gitignore:
+        ignores = ignores.with_dir(rel_dir, abs_dir)
+    try:
+        with os.scandir(abs_dir) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        log.warning("cannot list %s: %s", abs_dir, exc)
+        yield SkippedFile(rel_dir + "/", "unreadable")
+        return
+    subdirs: list[tuple[str, str]] = []
+    for entry in entries:
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir(follow_symlinks=True)
+        except OSError:
+            yield SkippedFile(rel, "unreadable")
+            continue
+        if is_dir:
+            shown = rel + "/"
+            if entry.name in skip_dirs or entry.name.endswith(".egg-info"):
+                yield SkippedFile(shown, "vendored")
+            elif excluded.match_file(shown):
+                yield SkippedFile(shown, "excluded")
+            elif use_gitignore and ignores.ignored(rel, True):
+                yield SkippedFile(shown, "gitignored")
+            elif is_link:
+                inside = _inside(os.path.realpath(entry.path), real_root)
+                yield SkippedFile(shown, "symlink_dir" if inside else "symlink_outside")
+            else:
+                subdirs.append((entry.path, rel))
+            continue
+        if entry.name == ".gitignore" and use_gitignore:
+            continue
+        skipped = _check_file(
+            entry,
+            rel,
+            is_link,
+            real_root,
+            ignores,
+            excluded,
+            max_bytes,
+            use_gitignore,
+            wanted,
+            known,
+        )
+        if skipped is not None:
+            if skipped is not _NOT_WANTED:
+                yield skipped
+            continue
+        try:
+            st = entry.stat(follow_symlinks=True)
+        except OSError:
+            yield SkippedFile(rel, "unreadable")
+            continue
+        yield WalkedFile(
+            rel, Path(entry.path), st.st_size, st.st_mtime_ns, language_for_path(entry.name)
+        )
+    for abs_sub, rel_sub in subdirs:
+        yield from _walk_dir(
+            abs_sub,
+            rel_sub,
+            real_root,
+            ignores,
+            excluded,
+            skip_dirs,
+            max_bytes,
+            use_gitignore,
+            wanted,
+            known,
+        )
+
+
+_NOT_WANTED = SkippedFile("", "")
+
+
+def _check_file(
+    entry: os.DirEntry[str],
+    rel: str,
+    is_link: bool,
+    real_root: str,
+    ignores: _Ignores,
+    excluded: pathspec.PathSpec,
+    max_bytes: int,
+    use_gitignore: bool,
+    wanted: set[str] | None,
+    known: Mapping[str, tuple[int, int]],
+) -> SkippedFile | None:
+    """Why a file is skipped, or None to index it (``_NOT_WANTED``: filtered silently)."""
+    name = entry.name.lower()
+    suffix = os.path.splitext(name)[1]
+    if wanted is not None and suffix not in wanted:
+        return _NOT_WANTED
+    if excluded.match_file(rel):
+        return SkippedFile(rel, "excluded")
+    if use_gitignore and ignores.ignored(rel, False):
+        return SkippedFile(rel, "gitignored")
+    if is_link and not _inside(os.path.realpath(entry.path), real_root):
+        return SkippedFile(rel, "symlink_outside")
+    if suffix in _BINARY_SUFFIXES:
+        return SkippedFile(rel, "binary")
+    if name.endswith(_GENERATED_SUFFIXES):
+        return SkippedFile(rel, "generated")
+    try:
+        st = entry.stat(follow_symlinks=True)
+    except OSError:
+        return SkippedFile(rel, "unreadable")
+    if st.st_size > max_bytes:
+        return SkippedFile(rel, "too_large")
+    prev = known.get(rel)
+    if prev is not None and (prev[0], prev[1]) == (st.st_size, st.st_mtime_ns):
+        return None  # indexed before as text and unchanged: no read
+    try:
+        with open(entry.path, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError:
+        return SkippedFile(rel, "unreadable")
+    if b"\0" in head:
+        return SkippedFile(rel, "binary")
+    return None
+
+
+def _inside(real_path: str, real_root: str) -> bool:
+    return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def walk_workspace(root: str | os.PathLike[str], **options: object) -> WalkResult:
+    """Collect :func:`iter_workspace` into files and skips (same keyword options)."""
+    result = WalkResult()
+    for item in iter_workspace(root, **options):  # type: ignore[arg-type]
+        if isinstance(item, WalkedFile):
+            result.files.append(item)
+        else:
+            result.skipped.append(item)
+    return result
+
+
+def scan_changes(
+    root: str | os.PathLike[str],
+    previous: Mapping[str, FileState | tuple[int, int, str]],
+    **options: object,
+) -> Changes:
+    """Classify the workspace's files against ``previous`` ({path: (size, mtime_ns, sha256)}).
+
+    Files whose size and mtime match are ``unchanged`` without being read; the rest are read
+    once and hashed, and their content is handed back for parsing.
+    """
+    prev = {p: FileState(*s) for p, s in previous.items()}
+    changes = Changes()
+    known = {p: (s.size, s.mtime_ns) for p, s in prev.items()}
+    seen: set[str] = set()
+    for item in iter_workspace(root, known=known, **options):  # type: ignore[arg-type]
+        if isinstance(item, SkippedFile):
+            changes.skipped.append(item)
+            continue
+        seen.add(item.path)
+        old = prev.get(item.path)
+        if old is not None and (old.size, old.mtime_ns) == (item.size, item.mtime_ns):
+            changes.unchanged.append(item.path)
+            changes.states[item.path] = old
+            continue
+        try:
+            content = item.abs_path.read_bytes()
+        except OSError:
+            changes.skipped.append(SkippedFile(item.path, "unreadable"))
+            continue
+        digest = hashlib.sha256(content).hexdigest()
+        changes.states[item.path] = FileState(item.size, item.mtime_ns, digest)
+        if old is not None and old.sha256 == digest:
+            changes.touched.append(item.path)
+        elif old is not None:
+            changes.changed.append(ChangedFile(item, content, digest))
+        else:
+            changes.new.append(ChangedFile(item, content, digest))
+    changes.deleted = sorted(p for p in prev if p not in seen)
+    by_hash: dict[str, list[str]] = {}
+    for f in changes.new:
+        by_hash.setdefault(f.sha256, []).append(f.path)
+    gone: dict[str, list[str]] = {}
+    for p in changes.deleted:
+        gone.setdefault(prev[p].sha256, []).append(p)
+    for digest, olds in gone.items():
+        news = by_hash.get(digest, [])
+        if len(olds) == 1 and len(news) == 1:
+            changes.renamed.append((olds[0], news[0]))
+    return changes

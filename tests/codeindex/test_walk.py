@@ -1,0 +1,184 @@
+"""Workspace walking (ignores, skips with reasons) and incremental change detection."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from nano_brain.codeindex import FileState, scan_changes, walk_workspace
+from nano_brain.errors import InvalidInputError
+
+from .conftest import write_tree
+
+
+def paths(root: Path, **options: object) -> tuple[list[str], dict[str, str]]:
+    result = walk_workspace(root, **options)
+    return sorted(f.path for f in result.files), {s.path: s.reason for s in result.skipped}
+
+
+def test_nested_gitignore_with_negation_and_directory_patterns(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            ".gitignore": "*.log\nsecret/\n/top_only.py\n",
+            "keep.py": "x = 1\n",
+            "debug.log": "log\n",
+            "top_only.py": "x = 1\n",
+            "secret/a.py": "x = 1\n",
+            "pkg/.gitignore": "generated_*.py\n!important.log\n",
+            "pkg/mod.py": "x = 1\n",
+            "pkg/generated_api.py": "x = 1\n",
+            "pkg/important.log": "keep me\n",
+            "pkg/top_only.py": "x = 1\n",  # anchored pattern only applies at the root
+            "pkg/deeper/generated_x.py": "x = 1\n",  # nested patterns apply below too
+            "other/generated_y.py": "x = 1\n",  # ...but not beside
+        },
+    )
+    files, skipped = paths(tmp_path)
+    assert files == [
+        "keep.py",
+        "other/generated_y.py",
+        "pkg/important.log",
+        "pkg/mod.py",
+        "pkg/top_only.py",
+    ]
+    assert skipped == {
+        "debug.log": "gitignored",
+        "top_only.py": "gitignored",
+        "secret/": "gitignored",
+        "pkg/generated_api.py": "gitignored",
+        "pkg/deeper/generated_x.py": "gitignored",
+    }
+    files_no_ignore, _ = paths(tmp_path, use_gitignore=False)
+    assert "secret/a.py" in files_no_ignore and "debug.log" in files_no_ignore
+
+
+def test_vendored_excluded_binary_generated_and_large_files(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "src/app.py": "print('hi')\n",
+            "src/notes.md": "# notes\n",
+            "node_modules/lib/index.js": "x\n",
+            "src/__pycache__/app.cpython-311.pyc": b"\x00\x01",
+            ".venv/lib/x.py": "x\n",
+            "target/debug/x.rs": "fn main() {}\n",
+            "pkg.egg-info/PKG-INFO": "x\n",
+            "docs/drafts/a.md": "x\n",
+            "src/blob.dat2": b"abc\x00def",
+            "src/logo.png": b"\x89PNG",
+            "web/app.min.js": "x\n",
+            "big.py": "x = 1\n" * 50,
+        },
+    )
+    files, skipped = paths(tmp_path, exclude=["docs/drafts/"], max_bytes=200)
+    assert files == ["src/app.py", "src/notes.md"]
+    assert skipped == {
+        ".venv/": "vendored",
+        "big.py": "too_large",
+        "docs/drafts/": "excluded",
+        "node_modules/": "vendored",
+        "pkg.egg-info/": "vendored",
+        "src/__pycache__/": "vendored",
+        "src/blob.dat2": "binary",  # NUL byte sniffed
+        "src/logo.png": "binary",  # by suffix, unread
+        "target/": "vendored",
+        "web/app.min.js": "generated",
+    }
+    result = walk_workspace(tmp_path, suffixes={".py"})
+    assert [f.path for f in result.files] == ["big.py", "src/app.py"]
+    assert result.files[1].language == "python"
+    assert result.files[1].size == len("print('hi')\n")
+    assert result.skipped_by_reason()["vendored"] == 5
+
+
+def test_symlinks_leaving_the_root_are_skipped(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    root = tmp_path / "root"
+    write_tree(outside, {"secret.py": "x = 1\n", "lib/mod.py": "x = 1\n"})
+    write_tree(root, {"real.py": "x = 1\n", "pkg/inner.py": "y = 2\n"})
+    os.symlink(outside / "secret.py", root / "link_out.py")
+    os.symlink(outside / "lib", root / "lib_out")
+    os.symlink(root / "real.py", root / "link_in.py")
+    os.symlink(root / "pkg", root / "pkg_again")
+    files, skipped = paths(root)
+    assert files == ["link_in.py", "pkg/inner.py", "real.py"]
+    assert skipped == {
+        "link_out.py": "symlink_outside",
+        "lib_out/": "symlink_outside",
+        "pkg_again/": "symlink_dir",  # inside, but would index the same files twice
+    }
+
+
+def test_walk_rejects_a_missing_root(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError):
+        walk_workspace(tmp_path / "missing")
+
+
+def _states(root: Path) -> dict[str, FileState]:
+    return scan_changes(root, {}).states
+
+
+def test_incremental_edit_rename_delete_new_and_touch(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "a.py": "def a():\n    pass\n",
+            "b.py": "def b():\n    pass\n",
+            "c.py": "def c():\n    pass\n",
+            "d.py": "def d():\n    pass\n",
+            "e.py": "def e():\n    pass\n",
+        },
+    )
+    first = scan_changes(tmp_path, {})
+    assert sorted(f.path for f in first.new) == ["a.py", "b.py", "c.py", "d.py", "e.py"]
+    assert first.new[0].content == (tmp_path / first.new[0].path).read_bytes()
+    previous = first.states
+
+    (tmp_path / "a.py").write_text("def a():\n    return 42\n")  # edit
+    (tmp_path / "b.py").rename(tmp_path / "b2.py")  # rename
+    (tmp_path / "c.py").unlink()  # delete
+    (tmp_path / "f.py").write_text("def f():\n    pass\n")  # new
+    st = (tmp_path / "d.py").stat()
+    os.utime(tmp_path / "d.py", ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # touch
+
+    changes = scan_changes(tmp_path, previous)
+    assert [f.path for f in changes.changed] == ["a.py"]
+    assert sorted(f.path for f in changes.new) == ["b2.py", "f.py"]
+    assert changes.deleted == ["b.py", "c.py"]
+    assert changes.renamed == [("b.py", "b2.py")]
+    assert changes.touched == ["d.py"]
+    assert changes.unchanged == ["e.py"]
+    assert set(changes.states) == {"a.py", "b2.py", "d.py", "e.py", "f.py"}
+    assert changes.states["a.py"].sha256 != previous["a.py"].sha256
+    assert changes.states["d.py"].sha256 == previous["d.py"].sha256
+
+    again = scan_changes(tmp_path, changes.states)
+    assert sorted(again.unchanged) == ["a.py", "b2.py", "d.py", "e.py", "f.py"]
+    assert not (again.changed or again.new or again.deleted or again.touched)
+
+
+def test_unchanged_files_cost_a_stat_not_a_read(tmp_path: Path) -> None:
+    target = tmp_path / "m.py"
+    target.write_text("x = 1\n")
+    previous = scan_changes(tmp_path, {}).states
+    st = target.stat()
+    target.write_text("y = 2\n")  # same size...
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))  # ...and the old mtime
+    changes = scan_changes(tmp_path, previous)
+    # content was not read (or the hash would differ): size + mtime decided
+    assert changes.unchanged == ["m.py"] and not changes.changed
+    # a file that turns binary is no longer indexable: it is reported deleted and skipped
+    target.write_bytes(b"\x00\x01\x02 binary now")
+    changes = scan_changes(tmp_path, previous)
+    assert changes.deleted == ["m.py"]
+    assert [(s.path, s.reason) for s in changes.skipped] == [("m.py", "binary")]
+
+
+def test_previous_states_may_be_plain_tuples(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("x = 1\n")
+    states = _states(tmp_path)
+    plain = {p: tuple(s) for p, s in states.items()}
+    assert scan_changes(tmp_path, plain).unchanged == ["m.py"]  # type: ignore[arg-type]
