@@ -25,7 +25,15 @@ from .errors import (
     TombstonedError,
 )
 from .filters import KINDS, Filters
-from .models import AuditEntry, Document, History, SearchResponse, WriteResult
+from .models import (
+    AuditEntry,
+    Document,
+    History,
+    SearchResponse,
+    WakeUp,
+    WakeUpItem,
+    WriteResult,
+)
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, Store
 from .timeutil import iso, parse_instant
@@ -253,9 +261,53 @@ class Brain(VectorAccess):
         self.store.replace_chunks(doc_id, self._chunks(title, content))
         return doc_id
 
-    def get(self, ref: str) -> Document:
-        """A document by `#id`, id, or source path."""
-        return Document.from_row(self._resolve(ref))
+    def get(self, ref: str, *, lines: tuple[int, int] | None = None) -> Document:
+        """A document by `#id`, id, or source path; `lines` keeps only that 1-based range."""
+        doc = Document.from_row(self._resolve(ref))
+        if lines is not None and doc.content is not None:
+            start, end = lines
+            if start < 1 or end < start:
+                raise InvalidInputError(f"invalid line range {start}-{end}")
+            doc.content = "\n".join(doc.content.splitlines()[start - 1 : end])
+        return doc
+
+    def wake_up(self, *, budget_chars: int = 4000, per_section: int = 5) -> WakeUp:
+        """The newest and most-used active notes, decisions, recent sessions, counts."""
+        if budget_chars < 200 or per_section < 1:
+            raise InvalidInputError("budget_chars must be >= 200 and per_section >= 1")
+        store = self.store
+        pick = per_section * 3  # room to drop duplicates across sections
+        decisions = [
+            d
+            for d in store.list_documents(Filters(), limit=pick * 4, order="created")
+            if _is_decision(d)
+        ][:per_section]
+        used = [
+            d
+            for d in store.list_documents(Filters(kinds=("note",)), limit=pick, order="accessed")
+            if d.access_count > 0
+        ]
+        recent = store.list_documents(Filters(kinds=("note",)), limit=pick, order="updated")
+        sessions = store.list_documents(
+            Filters(kinds=("session",)), limit=per_section, order="updated"
+        )
+        seen: set[str] = {d.uid for d in decisions}
+        used = _fresh(used, seen, per_section)
+        recent = _fresh(recent, seen, per_section)
+        sections = {
+            "decisions": decisions,
+            "most_used": used,
+            "recent": recent,
+            "sessions": sessions,
+        }
+        bodies = store.chunk_texts_of_first([d.id for rows in sections.values() for d in rows])
+        counts = self.store.counts()["by_collection"]
+        items = {
+            name: [_wake_item(d, bodies.get(d.id, "")) for d in rows]
+            for name, rows in sections.items()
+        }
+        text = _render_wake_up(items, counts, budget_chars)
+        return WakeUp(**items, collections=counts, text=text)
 
     def delete(self, ref: str, *, tombstone: bool | None = None) -> Document:
         """Delete a document, all its versions and everything derived from them.
@@ -622,6 +674,62 @@ class Brain(VectorAccess):
         if row is None:
             raise NotFoundError(f"no document {ref} in this workspace")
         return row
+
+
+def _is_decision(row: DocumentRow) -> bool:
+    return (
+        row.collection == "decisions"
+        or "decision" in row.tags
+        or "auto:architecture-decision" in row.tags
+    )
+
+
+def _fresh(rows: list[DocumentRow], seen: set[str], n: int) -> list[DocumentRow]:
+    out = [r for r in rows if r.uid not in seen][:n]
+    seen.update(r.uid for r in out)
+    return out
+
+
+def _wake_item(row: DocumentRow, body: str) -> WakeUpItem:
+    return WakeUpItem(
+        id=row.uid,
+        title=row.title,
+        collection=row.collection,
+        kind=row.kind,
+        tags=row.tags,
+        updated_at=iso(row.updated_at) or "",
+        access_count=row.access_count,
+        snippet=" ".join(body.split())[:240],
+    )
+
+
+def _render_wake_up(items: dict[str, list[WakeUpItem]], counts: dict[str, int], budget: int) -> str:
+    """Markdown within `budget` characters: whole lines only, sections in priority order."""
+    titles = {
+        "decisions": "Decisions",
+        "most_used": "Most used",
+        "recent": "Recent notes",
+        "sessions": "Recent sessions",
+    }
+    lines = [
+        "# Workspace memory",
+        "Collections: " + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"),
+    ]
+    for name, entries in items.items():
+        if not entries:
+            continue
+        lines.append(f"## {titles[name]}")
+        lines.extend(f"- #{e.id} {e.title} ({e.updated_at[:10]}): {e.snippet}" for e in entries)
+    out: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > budget:
+            line = line[: max(0, budget - used - 2)] + "…"
+            out.append(line)
+            break
+        out.append(line)
+        used += len(line) + 1
+    return "\n".join(out)
 
 
 def _embed_text(title: str, heading: str, body: str) -> str:

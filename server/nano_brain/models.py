@@ -128,3 +128,25 @@ class SearchResponse(BaseModel):
     legs: dict[str, str] = Field(description="each leg: ok, empty, unavailable: why, failed: why")
     fallback: list[str] = Field(default_factory=list, description="lexical retries that ran")
     results: list[SearchHit]
+
+
+class WakeUpItem(BaseModel):
+    id: str
+    title: str
+    collection: str
+    kind: str
+    tags: list[str]
+    updated_at: str
+    access_count: int
+    snippet: str
+
+
+class WakeUp(BaseModel):
+    """What an agent should read at session start, within a character budget."""
+
+    decisions: list[WakeUpItem]
+    most_used: list[WakeUpItem]
+    recent: list[WakeUpItem]
+    sessions: list[WakeUpItem]
+    collections: dict[str, int]
+    text: str = Field(description="the same, rendered as compact Markdown")

@@ -567,16 +567,33 @@ class Store:
         )
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
+    _ORDERS = {
+        "updated": "d.updated_at DESC, d.id DESC",
+        "created": "d.created_at DESC, d.id DESC",
+        "accessed": "d.access_count DESC, d.last_accessed_at DESC, d.id DESC",
+    }
+
+    def chunk_texts_of_first(self, doc_ids: Sequence[int]) -> dict[int, str]:
+        """The first chunk's body of each document (for short previews)."""
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        rows = self._rows(
+            f"SELECT doc_id, body FROM chunks WHERE seq = 0 AND doc_id IN ({marks})", doc_ids
+        )
+        return {r[0]: r[1] for r in rows}
+
     def list_documents(
-        self, filters: Filters, *, limit: int = 50, offset: int = 0
+        self, filters: Filters, *, limit: int = 50, offset: int = 0, order: str = "updated"
     ) -> list[DocumentRow]:
+        """Documents passing the filters, newest (or most used) first, without content."""
         where, params = self._predicate(filters)
         return self._documents(
             where,
             params,
             limit=limit,
             offset=offset,
-            order="d.updated_at DESC, d.id DESC",
+            order=self._ORDERS[order],
             content=False,
             all_versions=filters.as_of is not None,
         )
