@@ -1,6 +1,15 @@
 """The `nano-brain` command line: thin command modules over Brain methods."""
 
-from . import config_cmd, documents, maintenance, memory, search  # noqa: F401  (register commands)
+from . import (  # noqa: F401  (each module registers its commands)
+    code_cmd,
+    config_cmd,
+    documents,
+    harvest_cmd,
+    maintenance,
+    mcp_cmd,
+    memory,
+    search,
+)
 from ._app import main
 
 __all__ = ["main"]

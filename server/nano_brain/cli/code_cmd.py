@@ -1,0 +1,1 @@
+"""Code index commands: index, symbols, callers, callees, impact."""

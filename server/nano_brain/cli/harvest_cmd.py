@@ -1,0 +1,1 @@
+"""Session harvesting commands: harvest, watch."""

@@ -1,0 +1,1 @@
+"""MCP front ends: `nano-brain mcp` (stdio), `serve` (HTTP / unix socket), `mcp-config`."""
