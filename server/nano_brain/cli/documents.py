@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..errors import InvalidInputError
-from ..filters import KINDS, Filters
+from ..filters import KINDS, STATUSES, Filters
 from ._app import common_options, emit, main, open_brain
 
 
@@ -112,6 +112,8 @@ def delete(ref: str, workspace: Path | None, db: Path | None, as_json: bool) -> 
 @click.option("--collection", "-c", multiple=True)
 @click.option("--tag", "tags", multiple=True)
 @click.option("--kind", multiple=True, type=click.Choice(KINDS))
+@click.option("--status", "statuses", multiple=True, type=click.Choice(STATUSES))
+@click.option("--include-superseded", is_flag=True)
 @common_options
 def list_cmd(
     limit: int,
@@ -119,18 +121,27 @@ def list_cmd(
     collection: tuple[str, ...],
     tags: tuple[str, ...],
     kind: tuple[str, ...],
+    statuses: tuple[str, ...],
+    include_superseded: bool,
     workspace: Path | None,
     db: Path | None,
     as_json: bool,
 ) -> None:
     """List documents, most recently updated first."""
-    filters = Filters(collections=collection, tags=tags, kinds=kind)  # type: ignore[arg-type]
+    filters = Filters(
+        collections=collection,
+        tags=tags,
+        kinds=kind,  # type: ignore[arg-type]
+        statuses=statuses,  # type: ignore[arg-type]
+        include_superseded=include_superseded,
+    )
     with open_brain(workspace, db) as brain:
         docs = brain.list(filters, limit=limit, offset=offset)
 
     def human() -> None:
         for doc in docs:
-            click.echo(f"#{doc.id}  {doc.updated_at}  {doc.collection:<12} {doc.title}")
+            flag = "" if doc.status == "active" else f" [{doc.status}]"
+            click.echo(f"#{doc.id}  {doc.updated_at}  {doc.collection:<12} {doc.title}{flag}")
         if not docs:
             click.echo("no documents")
 
