@@ -23,7 +23,8 @@ def _isolated_dirs(
 ) -> None:
     """No test reads or writes the user's real config, data or state folders."""
     home = tmp_path_factory.mktemp("xdg")
-    for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+    # XDG_CACHE_HOME is shared on purpose: it only holds the int8 model, derived once.
+    for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
         monkeypatch.setenv(var, str(home / var.lower()))
     for key in list(__import__("os").environ):
         if key.startswith("NANO_BRAIN_"):
