@@ -32,6 +32,26 @@ class Filters(BaseModel):
     as_of: float | None = None
     """Read the store as it was at this time: the versions then in force, their status then."""
 
+    def has_user_filters(self) -> bool:
+        """True when anything beyond the default visibility restricts the documents."""
+        return bool(
+            self.collections
+            or self.tags
+            or self.kinds
+            or self.statuses
+            or self.include_superseded
+            or self.as_of is not None
+            or any(
+                t is not None
+                for t in (
+                    self.created_after,
+                    self.created_before,
+                    self.updated_after,
+                    self.updated_before,
+                )
+            )
+        )
+
     def allowed_statuses(self) -> tuple[Status, ...]:
         if self.statuses:
             return self.statuses

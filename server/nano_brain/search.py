@@ -29,9 +29,14 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["hybrid", "lexical", "vector"]
 MAX_QUERY_CHARS = 4000
-# Exact vector search when the filtered set is at most this large; else quantized k-NN.
-_EXACT_LIMIT = 20_000
-_OVERSAMPLE = 8
+# Exact vector search when a filter leaves at most this many documents; else quantized k-NN.
+_EXACT_LIMIT = 3_000
+_EXACT_SCAN_CAP = 50_000
+_MAX_K = 4096
+# The vector leg contributes this many candidates to fusion (measured on LoCoMo: more do not
+# change recall), taken from twice as many quantized neighbours and rescored exactly.
+_VECTOR_POOL = 30
+_OVERSAMPLE = 2
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -129,7 +134,7 @@ class SearchPipeline:
                 log.warning("lexical leg failed: %s", exc)
                 legs["lexical"] = f"failed: {exc}"
         if request.mode in ("hybrid", "vector"):
-            status, hits = self._vector(request.query, filters, pool)
+            status, hits = self._vector(request.query, filters, max(request.limit, _VECTOR_POOL))
             legs["vector"] = status
             if hits is not None:
                 ranked["vector"] = hits
@@ -185,18 +190,27 @@ class SearchPipeline:
         return ("ok" if hits else "empty"), hits
 
     def _nearest(self, q: np.ndarray, filters: Filters, pool: int) -> list[Hit]:
+        """Exact search over a small filtered set, else quantized k-NN rescored exactly.
+
+        k-NN widens (x4, up to the index's 4096) while too few neighbours pass the filters;
+        a filter that still starves it falls back to the exact scan.
+        """
         store = self._store
-        if filters != Filters():
-            if store.count_filtered_vectors(filters, _EXACT_LIMIT + 1) <= _EXACT_LIMIT:
-                chunk_ids, doc_ids, matrix = store.filtered_vectors(filters, _EXACT_LIMIT)
-                return _rescore(q, chunk_ids, doc_ids, matrix, pool)
-        k = pool * _OVERSAMPLE
-        while True:
-            neighbours = store.knn(q, k)
-            chunk_ids, doc_ids, matrix = store.vectors([c for c, _ in neighbours], filters)
-            if len(chunk_ids) >= pool or len(neighbours) < k or k >= 4096:
-                return _rescore(q, chunk_ids, doc_ids, matrix, pool)
-            k = min(k * 4, 4096)
+        selective = filters.has_user_filters() and (
+            store.count_documents(filters, _EXACT_LIMIT + 1) <= _EXACT_LIMIT
+        )
+        if not selective:
+            k = int(pool * _OVERSAMPLE)
+            while True:
+                neighbours = store.knn(q, k)
+                chunk_ids, doc_ids, matrix = store.vectors([c for c, _ in neighbours], filters)
+                if len(chunk_ids) >= pool or len(neighbours) < k:
+                    return _rescore(q, chunk_ids, doc_ids, matrix, pool)
+                if k >= _MAX_K:
+                    break
+                k = min(k * 4, _MAX_K)
+        chunk_ids, doc_ids, matrix = store.filtered_vectors(filters, _EXACT_SCAN_CAP)
+        return _rescore(q, chunk_ids, doc_ids, matrix, pool)
 
     # -- fusion and boosts --------------------------------------------------------------
 

@@ -115,7 +115,15 @@ CREATE UNIQUE INDEX documents_uid_version ON documents (uid, version);
 CREATE UNIQUE INDEX documents_current_uid ON documents (uid) WHERE valid_to IS NULL;
 CREATE UNIQUE INDEX documents_source ON documents (workspace_id, source_path)
     WHERE source_path IS NOT NULL AND valid_to IS NULL;
-CREATE INDEX documents_status ON documents (workspace_id, status) WHERE valid_to IS NULL;
+-- A store holds one workspace, so workspace_id leads no index: as a leading column it only
+-- misleads the planner into scanning the whole workspace.
+DROP INDEX documents_hash;
+DROP INDEX documents_created;
+DROP INDEX documents_updated;
+CREATE INDEX documents_hash ON documents (collection, content_hash) WHERE valid_to IS NULL;
+CREATE INDEX documents_created ON documents (created_at);
+CREATE INDEX documents_updated ON documents (updated_at);
+CREATE INDEX documents_status ON documents (status) WHERE valid_to IS NULL;
 CREATE INDEX documents_access ON documents (last_accessed_at);
 
 CREATE TABLE tombstones (
@@ -151,7 +159,89 @@ BEGIN
 END;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2]
+# Code index: files, symbols, edges, and notes anchored to symbols. Rows derived from a file
+# carry its workspace id and cascade from it; a symbol's search document (kind 'code') is
+# deleted with it by the code store (documents cannot reference code tables: the engine owns
+# them). Anchors outlive symbols on purpose: a vanished symbol is how a note becomes stale.
+_V3 = """
+CREATE TABLE code_files (
+    id             INTEGER PRIMARY KEY,
+    workspace_id   TEXT NOT NULL,
+    path           TEXT NOT NULL,
+    size           INTEGER NOT NULL,
+    mtime_ns       INTEGER NOT NULL,
+    sha256         TEXT NOT NULL,
+    language       TEXT,
+    namespace      TEXT,
+    default_export TEXT,
+    has_errors     INTEGER NOT NULL DEFAULT 0,
+    doc_id         INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+    indexed_at     REAL NOT NULL,
+    UNIQUE (workspace_id, path)
+);
+
+CREATE TABLE code_symbols (
+    id             INTEGER PRIMARY KEY,
+    file_id        INTEGER NOT NULL REFERENCES code_files (id) ON DELETE CASCADE,
+    workspace_id   TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    name           TEXT NOT NULL,
+    kind           TEXT NOT NULL,
+    parent         TEXT,
+    signature      TEXT NOT NULL,
+    docstring      TEXT,
+    start_line     INTEGER NOT NULL,
+    end_line       INTEGER NOT NULL,
+    sha256         TEXT NOT NULL,
+    bases          TEXT NOT NULL DEFAULT '',
+    doc_id         INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+    UNIQUE (workspace_id, qualified_name)
+);
+CREATE INDEX code_symbols_file ON code_symbols (file_id);
+CREATE INDEX code_symbols_name ON code_symbols (workspace_id, name);
+CREATE INDEX code_symbols_doc ON code_symbols (doc_id) WHERE doc_id IS NOT NULL;
+
+CREATE TABLE code_edges (
+    id            INTEGER PRIMARY KEY,
+    file_id       INTEGER NOT NULL REFERENCES code_files (id) ON DELETE CASCADE,
+    workspace_id  TEXT NOT NULL,
+    kind          TEXT NOT NULL CHECK (kind IN ('contains', 'imports', 'calls')),
+    source        TEXT,
+    target        TEXT,
+    name          TEXT NOT NULL,
+    receiver      TEXT,
+    receiver_kind TEXT,
+    expression    TEXT,
+    module        TEXT,
+    alias         TEXT,
+    how           TEXT,
+    line          INTEGER NOT NULL
+);
+CREATE INDEX code_edges_file ON code_edges (file_id);
+CREATE INDEX code_edges_target ON code_edges (workspace_id, target, kind) WHERE target IS NOT NULL;
+CREATE INDEX code_edges_source ON code_edges (workspace_id, source, kind);
+CREATE INDEX code_edges_name ON code_edges (workspace_id, name) WHERE kind = 'calls';
+
+CREATE TABLE code_anchors (
+    id             INTEGER PRIMARY KEY,
+    workspace_id   TEXT NOT NULL,
+    doc_uid        TEXT NOT NULL,
+    path           TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    symbol_sha256  TEXT NOT NULL,
+    created_at     REAL NOT NULL,
+    UNIQUE (workspace_id, doc_uid, qualified_name)
+);
+CREATE INDEX code_anchors_symbol ON code_anchors (workspace_id, qualified_name);
+-- a note's anchors go when its last version goes
+CREATE TRIGGER code_anchors_doc_ad AFTER DELETE ON documents
+    WHEN NOT EXISTS (SELECT 1 FROM documents WHERE uid = old.uid)
+BEGIN
+    DELETE FROM code_anchors WHERE doc_uid = old.uid;
+END;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -624,7 +624,8 @@ class Store:
         allowed = filters.allowed_statuses()
         marks = ",".join("?" * len(allowed))
         if filters.as_of is None:
-            clauses.append(f"d.valid_to IS NULL AND d.status IN ({marks})")
+            # unary + keeps the planner off the status index: nearly every row is visible
+            clauses.append(f"d.valid_to IS NULL AND +d.status IN ({marks})")
             params.extend(allowed)
         else:
             clauses.append(
@@ -661,17 +662,35 @@ class Store:
     # -- lexical leg ----------------------------------------------------------------------------
 
     def lexical(self, table: str, match: str, filters: Filters, limit: int) -> list[Hit]:
-        """Chunks whose text matches an FTS5 expression, best bm25 first, filters applied."""
+        """Chunks whose text matches an FTS5 expression, best bm25 first, filters applied.
+
+        Without user filters almost every match is visible, so the best few times `limit`
+        matches are ranked inside FTS5 first and only those are joined; when that leaves
+        too few (old versions, superseded notes crowding in), the full join runs instead.
+        """
         if table not in LEXICAL_TABLES:
             raise ValueError(table)
         where, params = self._predicate(filters)
-        rows = self._rows(
-            f"SELECT c.id, c.doc_id, bm25({table}, {_BM25_WEIGHTS}) AS score FROM {table} "
-            f"JOIN chunks c ON c.id = {table}.rowid JOIN documents d ON d.id = c.doc_id "
-            f"WHERE {table} MATCH ? AND d.workspace_id = ? AND {where} "
-            "ORDER BY score LIMIT ?",
-            (match, self.workspace_id, *params, limit),
-        )
+        inner = "" if filters.has_user_filters() else f"ORDER BY score LIMIT {int(limit) * 4}"
+        while True:
+            rows = self._rows(
+                f"SELECT c.id, c.doc_id, f.score FROM (SELECT rowid AS id, "
+                f"bm25({table}, {_BM25_WEIGHTS}) AS score FROM {table} "
+                f"WHERE {table} MATCH ? {inner}) f "
+                "CROSS JOIN chunks c ON c.id = f.id CROSS JOIN documents d ON d.id = c.doc_id "
+                f"WHERE d.workspace_id = ? AND {where} ORDER BY f.score LIMIT ?",
+                (match, self.workspace_id, *params, limit),
+            )
+            if not inner or len(rows) >= limit:
+                break
+            matched = self._rows(
+                f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? "
+                f"LIMIT {int(limit) * 4})",
+                (match,),
+            )[0][0]
+            if matched < limit * 4:
+                break  # the inner limit cut nothing off
+            inner = ""
         return [Hit(r[0], r[1], r[2]) for r in rows]
 
     # -- vectors ------------------------------------------------------------------------------
@@ -783,12 +802,13 @@ class Store:
         )
         return _unpack(rows)
 
-    def count_filtered_vectors(self, filters: Filters, cap: int) -> int:
+    def count_documents(self, filters: Filters, cap: int) -> int:
+        """How many documents pass the filters, counting no further than `cap`."""
         where, params = self._predicate(filters)
         return int(
             self._rows(
-                "SELECT count(*) FROM (SELECT 1 FROM chunk_vectors v JOIN documents d "
-                f"ON d.id = v.doc_id WHERE d.workspace_id = ? AND {where} LIMIT ?)",
+                "SELECT count(*) FROM (SELECT 1 FROM documents d "
+                f"WHERE d.workspace_id = ? AND {where} LIMIT ?)",
                 (self.workspace_id, *params, cap),
             )[0][0]
         )

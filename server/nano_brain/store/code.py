@@ -1,0 +1,589 @@
+"""All SQL of the code index: files, symbols, edges, symbol search documents and anchors.
+
+The code index writes thousands of symbols per second, far more than ``Brain.write`` (one
+transaction, audit row and embedding per document) can take, so its search documents are
+inserted here in bulk into the engine's own ``documents`` and ``chunks`` tables: the FTS
+triggers index them at once (the lexical leg sees them on commit) and their chunks are left
+``embedded = 0`` for ``Brain.embed_pending`` to fill later. Every method expects to run inside
+``Store.transaction()`` when it writes; the caller decides how much one transaction covers.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .store import Store
+
+#: Collection of one-chunk-per-symbol documents, and of Markdown/text files of the workspace.
+CODE_COLLECTION = "code"
+DOCS_COLLECTION = "docs"
+#: Prefix of a symbol document's ``source_path`` (``code://pkg/mod.py::Class.method``); the
+#: tombstone Brain.delete leaves for a code document is keyed on it.
+SYMBOL_SOURCE_PREFIX = "code://"
+
+# (qualified_name, name, kind, parent, signature, docstring, start, end, sha256, bases,
+#  search_text, content_hash)
+SymbolRow = tuple[str, str, str, "str | None", str, "str | None", int, int, str, str, str, str]
+# (module, name, alias, line)
+ImportRow = tuple[str, "str | None", "str | None", int]
+# (caller, callee, name, receiver, receiver_kind, line)
+CallRow = tuple["str | None", str, str, "str | None", str, int]
+# (seq, body, heading, start_line, end_line)
+TextChunkRow = tuple[int, str, str, int, int]
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """What a previous index recorded about one file."""
+
+    id: int
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    language: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRecord:
+    qualified_name: str
+    name: str
+    kind: str
+    path: str
+    language: str | None
+    parent: str | None
+    signature: str
+    docstring: str | None
+    start_line: int
+    end_line: int
+    sha256: str
+    doc_uid: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRecord:
+    """A ``calls`` edge: ``source`` calls ``target`` (None when unresolved) at path:line."""
+
+    source: str | None
+    target: str | None
+    name: str
+    expression: str | None
+    how: str | None
+    path: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorRecord:
+    doc_uid: str
+    doc_title: str | None
+    doc_status: str | None
+    path: str
+    qualified_name: str
+    symbol_sha256: str
+    created_at: float
+    current_sha256: str | None
+
+    @property
+    def state(self) -> str:
+        """``ok``, ``changed`` (the symbol's text differs) or ``missing`` (it is gone)."""
+        if self.current_sha256 is None:
+            return "missing"
+        return "ok" if self.current_sha256 == self.symbol_sha256 else "changed"
+
+
+_SYMBOL_COLUMNS = (
+    "s.qualified_name, s.name, s.kind, f.path, f.language, s.parent, s.signature, s.docstring, "
+    "s.start_line, s.end_line, s.sha256, d.uid"
+)
+_SYMBOL_FROM = (
+    "code_symbols s JOIN code_files f ON f.id = s.file_id LEFT JOIN documents d ON d.id = s.doc_id"
+)
+
+
+class CodeStore:
+    """The code tables of one workspace's store; shares the Store's connection and lock."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.ws = store.workspace_id
+
+    # -- low level -----------------------------------------------------------------------
+
+    def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self.store._lock:
+            self.store._db.executemany(sql, rows)
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return self.store._rows(sql, params)
+
+    def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.store._exec(sql, params)
+
+    def tune_for_bulk(self) -> None:
+        """A larger page cache for this connection: FTS and index inserts touch many pages."""
+        self._exec("PRAGMA cache_size = -65536")
+
+    def _next_ids(self) -> tuple[int, int]:
+        """Next free ids of documents and chunks (call inside a write transaction)."""
+        doc = self._rows("SELECT coalesce(max(id), 0) FROM documents")[0][0]
+        chunk = self._rows("SELECT coalesce(max(id), 0) FROM chunks")[0][0]
+        return int(doc) + 1, int(chunk) + 1
+
+    # -- files -------------------------------------------------------------------------
+
+    def files(self) -> dict[str, FileRecord]:
+        rows = self._rows(
+            "SELECT id, path, size, mtime_ns, sha256, language FROM code_files "
+            "WHERE workspace_id = ?",
+            (self.ws,),
+        )
+        return {r[1]: FileRecord(*r) for r in rows}
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        """Same content, new stat: only the stat changes (next time it costs a stat again)."""
+        self._exec(
+            "UPDATE code_files SET size = ?, mtime_ns = ? WHERE workspace_id = ? AND path = ?",
+            (size, mtime_ns, self.ws, path),
+        )
+
+    def delete_file(self, path: str) -> None:
+        """Remove a file and everything derived from it (documents included)."""
+        rows = self._rows(
+            "SELECT id, doc_id FROM code_files WHERE workspace_id = ? AND path = ?", (self.ws, path)
+        )
+        if not rows:
+            return
+        file_id, doc_id = rows[0]
+        docs = [
+            r[0]
+            for r in self._rows(
+                "SELECT doc_id FROM code_symbols WHERE file_id = ? AND doc_id IS NOT NULL",
+                (file_id,),
+            )
+        ]
+        if doc_id is not None:
+            docs.append(doc_id)
+        self._delete_documents(docs)
+        self._exec("DELETE FROM code_files WHERE id = ?", (file_id,))
+
+    def _delete_documents(self, doc_ids: Sequence[int]) -> None:
+        for start in range(0, len(doc_ids), 500):
+            part = doc_ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            self._exec(
+                f"DELETE FROM documents WHERE workspace_id = ? AND id IN ({marks})",
+                (self.ws, *part),
+            )
+
+    def tombstoned(self) -> set[str]:
+        """Sources the user deleted (symbol documents and text files stay deleted)."""
+        return {t.source for t in self.store.tombstones()}
+
+    def source_owner(self, source_path: str) -> int | None:
+        """The current document already using a source path (a user's note, say), if any."""
+        rows = self._rows(
+            "SELECT id FROM documents WHERE workspace_id = ? AND source_path = ? "
+            "AND valid_to IS NULL",
+            (self.ws, source_path),
+        )
+        return rows[0][0] if rows else None
+
+    def replace_code_file(
+        self,
+        *,
+        path: str,
+        size: int,
+        mtime_ns: int,
+        sha256: str,
+        language: str,
+        namespace: str | None,
+        default_export: str | None,
+        has_errors: bool,
+        symbols: Sequence[SymbolRow],
+        imports: Sequence[ImportRow],
+        calls: Sequence[CallRow],
+        tombstoned: set[str],
+        now: float,
+    ) -> tuple[int, list[int]]:
+        """Swap one source file's rows; returns (new search documents, ids of call edges).
+
+        The call edges' ids come back in the order of ``calls``, so the resolver can update
+        their targets without reading them back.
+
+        A symbol whose qualified name and text hash are unchanged keeps its document (and so
+        its vector and access count): editing one function re-embeds one function.
+        """
+        existing = self._rows(
+            "SELECT id FROM code_files WHERE workspace_id = ? AND path = ?", (self.ws, path)
+        )
+        reuse: dict[str, int] = {}
+        if existing:
+            file_id = existing[0][0]
+            old_doc = self._rows("SELECT doc_id FROM code_files WHERE id = ?", (file_id,))[0][0]
+            old = self._rows(
+                "SELECT qualified_name, sha256, doc_id FROM code_symbols WHERE file_id = ?",
+                (file_id,),
+            )
+            new_keys = {(s[0], s[8]) for s in symbols}
+            dropped = [doc for q, sha, doc in old if doc is not None and (q, sha) not in new_keys]
+            reuse = {q: doc for q, sha, doc in old if doc is not None and (q, sha) in new_keys}
+            if old_doc is not None:
+                dropped.append(old_doc)
+            self._delete_documents(dropped)
+            self._exec("DELETE FROM code_symbols WHERE file_id = ?", (file_id,))
+            self._exec("DELETE FROM code_edges WHERE file_id = ?", (file_id,))
+            self._exec(
+                "UPDATE code_files SET size = ?, mtime_ns = ?, sha256 = ?, language = ?, "
+                "namespace = ?, default_export = ?, has_errors = ?, doc_id = NULL, "
+                "indexed_at = ? WHERE id = ?",
+                (size, mtime_ns, sha256, language, namespace, default_export,
+                 int(has_errors), now, file_id),
+            )  # fmt: skip
+        else:
+            cursor = self._exec(
+                "INSERT INTO code_files (workspace_id, path, size, mtime_ns, sha256, language, "
+                "namespace, default_export, has_errors, indexed_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (self.ws, path, size, mtime_ns, sha256, language, namespace, default_export,
+                 int(has_errors), now),
+            )  # fmt: skip
+            file_id = int(cursor.lastrowid)
+        doc_id, chunk_id = self._next_ids()
+        docs: list[tuple[Any, ...]] = []
+        chunks: list[tuple[Any, ...]] = []
+        moved: list[tuple[int, int, int]] = []
+        sym_rows: list[tuple[Any, ...]] = []
+        for s in symbols:
+            qname, name, kind, parent, sig, doc, start, end, sha, bases, text, text_hash = s
+            own = reuse.get(qname)
+            if own is not None:
+                moved.append((start, end, own))
+            elif text and SYMBOL_SOURCE_PREFIX + qname not in tombstoned:
+                own = doc_id
+                doc_id += 1
+                meta = json.dumps(
+                    {"path": path, "qualified_name": qname, "kind": kind, "language": language},
+                    sort_keys=True,
+                )
+                docs.append(
+                    (own, self.ws, secrets.token_hex(6), CODE_COLLECTION, qname, text,
+                     text_hash, SYMBOL_SOURCE_PREFIX + qname, meta, now, now, now, now)
+                )  # fmt: skip
+                chunks.append((chunk_id, own, self.ws, qname, text, kind, start, end))
+                chunk_id += 1
+            sym_rows.append(
+                (file_id, self.ws, qname, name, kind, parent, sig, doc, start, end, sha, bases, own)
+            )
+        self._insert_documents(docs, chunks)
+        if moved:
+            self._many("UPDATE chunks SET start_line = ?, end_line = ? WHERE doc_id = ?", moved)
+        self._many(
+            "INSERT INTO code_symbols (file_id, workspace_id, qualified_name, name, kind, parent, "
+            "signature, docstring, start_line, end_line, sha256, bases, doc_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            sym_rows,
+        )
+        edges: list[tuple[Any, ...]] = []
+        for s in symbols:
+            if s[3] is not None:
+                edges.append((file_id, self.ws, "contains", s[3], s[0], s[1], None, None, None,
+                              None, None, None, s[6]))  # fmt: skip
+        for module, name, alias, line in imports:
+            # name: what the import binds (for display); expression: the member as written
+            # (NULL: the statement binds the module itself)
+            binding = alias or (name if name not in (None, "", "*") else module)
+            edges.append((file_id, self.ws, "imports", None, None, binding, None, None, name,
+                          module, alias, None, line))  # fmt: skip
+        next_edge = self._rows("SELECT coalesce(max(id), 0) + 1 FROM code_edges")[0][0]
+        rows = [(next_edge + i, *e) for i, e in enumerate(edges)]
+        first_call = next_edge + len(edges)
+        call_ids = list(range(first_call, first_call + len(calls)))
+        for edge_id, (caller, callee, name, receiver, receiver_kind, line) in zip(
+            call_ids, calls, strict=True
+        ):
+            rows.append((edge_id, file_id, self.ws, "calls", caller, None, name, receiver,
+                         receiver_kind, callee, None, None, "unresolved", line))  # fmt: skip
+        self._many(
+            "INSERT INTO code_edges (id, file_id, workspace_id, kind, source, target, name, "
+            "receiver, receiver_kind, expression, module, alias, how, line) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        return len(docs), call_ids
+
+    def replace_text_file(
+        self,
+        *,
+        path: str,
+        size: int,
+        mtime_ns: int,
+        sha256: str,
+        title: str,
+        content: str,
+        content_hash: str,
+        chunks: Sequence[TextChunkRow],
+        tombstoned: set[str],
+        now: float,
+    ) -> int:
+        """Swap a Markdown/text file's document (kind ``code``, collection ``docs``)."""
+        self.delete_file(path)
+        cursor = self._exec(
+            "INSERT INTO code_files (workspace_id, path, size, mtime_ns, sha256, language, "
+            "indexed_at) VALUES (?, ?, ?, ?, ?, NULL, ?)",
+            (self.ws, path, size, mtime_ns, sha256, now),
+        )
+        file_id = int(cursor.lastrowid)
+        if path in tombstoned or not chunks or self.source_owner(path) is not None:
+            return 0
+        doc_id, chunk_id = self._next_ids()
+        meta = json.dumps({"path": path}, sort_keys=True)
+        docs = [(doc_id, self.ws, secrets.token_hex(6), DOCS_COLLECTION, title, content,
+                 content_hash, path, meta, now, now, now, now)]  # fmt: skip
+        rows = [
+            (chunk_id + i, doc_id, self.ws, title, body, heading, start, end, seq)
+            for i, (seq, body, heading, start, end) in enumerate(chunks)
+        ]
+        self._insert_documents(docs, [])
+        self._many(
+            "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
+            "end_line, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        self._exec("UPDATE code_files SET doc_id = ? WHERE id = ?", (doc_id, file_id))
+        return 1
+
+    def _insert_documents(
+        self, docs: Sequence[tuple[Any, ...]], chunks: Sequence[tuple[Any, ...]]
+    ) -> None:
+        if docs:
+            self._many(
+                "INSERT INTO documents (id, workspace_id, uid, kind, collection, title, content, "
+                "content_hash, source_path, metadata, created_at, updated_at, recorded_at, "
+                "valid_from, author) VALUES (?, ?, ?, 'code', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "'index')",
+                docs,
+            )
+        if chunks:
+            self._many(
+                "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
+                "end_line, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                chunks,
+            )
+
+    # -- resolution ------------------------------------------------------------------------
+
+    def graph_files(self) -> list[tuple[Any, ...]]:
+        """(id, path, language, namespace, default_export) of every source file."""
+        return self._rows(
+            "SELECT id, path, language, namespace, default_export FROM code_files "
+            "WHERE workspace_id = ? AND language IS NOT NULL",
+            (self.ws,),
+        )
+
+    def graph_rows(
+        self,
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """Everything the resolver needs, per file: (files, symbols, edges) rows.
+
+        files: (id, path, language, namespace, default_export); symbols: (file_id, qname,
+        name, kind, parent, signature, docstring, start, end, sha256, bases); edges in id
+        order: (id, file_id, kind, source, name, receiver, receiver_kind, expression,
+        module, alias, line, target, how) for imports and calls.
+        """
+        files = self.graph_files()
+        symbols = self._rows(
+            "SELECT file_id, qualified_name, name, kind, parent, signature, docstring, "
+            "start_line, end_line, sha256, bases FROM code_symbols WHERE workspace_id = ? "
+            "ORDER BY id",
+            (self.ws,),
+        )
+        edges = self._rows(
+            "SELECT id, file_id, kind, source, name, receiver, receiver_kind, expression, module, "
+            "alias, line, target, how FROM code_edges WHERE workspace_id = ? "
+            "AND kind IN ('imports', 'calls') ORDER BY id",
+            (self.ws,),
+        )
+        return files, symbols, edges
+
+    def set_call_targets(self, updates: Sequence[tuple[str | None, str, int]]) -> None:
+        """(target, how, edge id) for the calls whose resolution changed."""
+        self._many("UPDATE code_edges SET target = ?, how = ? WHERE id = ?", updates)
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def _symbols(self, where: str, params: Sequence[Any], limit: int = 1000) -> list[SymbolRecord]:
+        rows = self._rows(
+            f"SELECT {_SYMBOL_COLUMNS} FROM {_SYMBOL_FROM} WHERE s.workspace_id = ? AND ({where}) "
+            "ORDER BY f.path, s.start_line LIMIT ?",
+            (self.ws, *params, limit),
+        )
+        return [SymbolRecord(*r) for r in rows]
+
+    def symbol(self, qualified_name: str) -> SymbolRecord | None:
+        found = self._symbols("s.qualified_name = ?", (qualified_name,), 1)
+        return found[0] if found else None
+
+    def find_symbols(
+        self, query: str, kind: str | None = None, limit: int = 200
+    ) -> list[SymbolRecord]:
+        """By qualified name, ``Class.method`` suffix or bare name; else a name substring."""
+        extra, params = ("AND s.kind = ?", [kind]) if kind else ("", [])
+        if "::" in query:
+            return self._symbols(f"s.qualified_name = ? {extra}", (query, *params), limit)
+        if "." in query:
+            name = query.rsplit(".", 1)[1]
+            return self._symbols(
+                f"s.name = ? AND (s.qualified_name LIKE ? ESCAPE '\\' OR "
+                f"s.qualified_name LIKE ? ESCAPE '\\') {extra}",
+                (name, "%::" + _like(query), "%." + _like(query), *params),
+                limit,
+            )
+        exact = self._symbols(f"s.name = ? {extra}", (query, *params), limit)
+        if exact:
+            return exact
+        return self._symbols(
+            f"s.name LIKE ? ESCAPE '\\' {extra}", ("%" + _like(query) + "%", *params), limit
+        )
+
+    def callers(self, targets: Sequence[str]) -> list[EdgeRecord]:
+        """Resolved calls to any of ``targets``, in path and line order."""
+        return self._edges("e.target", targets)
+
+    def callees(self, sources: Sequence[str]) -> list[EdgeRecord]:
+        """Calls made directly inside any of ``sources`` (resolved or not), in line order."""
+        return self._edges("e.source", sources)
+
+    def top_level_calls(self, path: str) -> list[EdgeRecord]:
+        """Calls at the top level of a file (outside any symbol)."""
+        rows = self._rows(
+            "SELECT e.source, e.target, e.name, e.expression, e.how, f.path, e.line "
+            "FROM code_edges e JOIN code_files f ON f.id = e.file_id WHERE e.workspace_id = ? "
+            "AND f.path = ? AND e.kind = 'calls' AND e.source IS NULL ORDER BY e.line",
+            (self.ws, path),
+        )
+        return [EdgeRecord(*r) for r in rows]
+
+    def unresolved_calls_named(self, name: str, limit: int = 200) -> list[EdgeRecord]:
+        rows = self._rows(
+            "SELECT e.source, e.target, e.name, e.expression, e.how, f.path, e.line "
+            "FROM code_edges e JOIN code_files f ON f.id = e.file_id "
+            "WHERE e.workspace_id = ? AND e.name = ? "
+            "AND e.kind = 'calls' AND e.target IS NULL ORDER BY f.path, e.line LIMIT ?",
+            (self.ws, name, limit),
+        )
+        return [EdgeRecord(*r) for r in rows]
+
+    def _edges(self, column: str, keys: Sequence[str]) -> list[EdgeRecord]:
+        out: list[EdgeRecord] = []
+        keys = list(dict.fromkeys(keys))
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._rows(
+                "SELECT e.source, e.target, e.name, e.expression, e.how, f.path, e.line "
+                "FROM code_edges e JOIN code_files f ON f.id = e.file_id "
+                f"WHERE e.workspace_id = ? AND {column} IN ({marks}) AND e.kind = 'calls' "
+                "ORDER BY f.path, e.line",
+                (self.ws, *part),
+            )
+            out.extend(EdgeRecord(*r) for r in rows)
+        return out
+
+    def counts(self) -> dict[str, int]:
+        files, code_files = self._rows(
+            "SELECT count(*), coalesce(sum(language IS NOT NULL), 0) FROM code_files "
+            "WHERE workspace_id = ?",
+            (self.ws,),
+        )[0]
+        symbols = self._rows(
+            "SELECT count(*) FROM code_symbols WHERE workspace_id = ?", (self.ws,)
+        )[0][0]
+        by_kind = dict(
+            self._rows(
+                "SELECT kind, count(*) FROM code_edges WHERE workspace_id = ? GROUP BY kind",
+                (self.ws,),
+            )
+        )
+        resolved = self._rows(
+            "SELECT count(*) FROM code_edges WHERE workspace_id = ? AND kind = 'calls' "
+            "AND target IS NOT NULL",
+            (self.ws,),
+        )[0][0]
+        return {
+            "files": int(files),
+            "source_files": int(code_files),
+            "text_files": int(files) - int(code_files),
+            "symbols": int(symbols),
+            "edges": int(sum(by_kind.values())),
+            "contains": int(by_kind.get("contains", 0)),
+            "imports": int(by_kind.get("imports", 0)),
+            "calls": int(by_kind.get("calls", 0)),
+            "resolved_calls": int(resolved),
+        }
+
+    # -- anchors ---------------------------------------------------------------------------
+
+    def add_anchor(
+        self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
+    ) -> None:
+        self._exec(
+            "INSERT INTO code_anchors (workspace_id, doc_uid, path, qualified_name, "
+            "symbol_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (workspace_id, doc_uid, qualified_name) DO UPDATE SET "
+            "symbol_sha256 = excluded.symbol_sha256, path = excluded.path, "
+            "created_at = excluded.created_at",
+            (self.ws, doc_uid, path, qualified_name, sha256, now),
+        )
+
+    def remove_anchor(self, doc_uid: str, qualified_name: str) -> bool:
+        cursor = self._exec(
+            "DELETE FROM code_anchors WHERE workspace_id = ? AND doc_uid = ? "
+            "AND qualified_name = ?",
+            (self.ws, doc_uid, qualified_name),
+        )
+        return cursor.rowcount > 0
+
+    def anchors(
+        self, *, qualified_names: Sequence[str] | None = None, doc_uid: str | None = None
+    ) -> list[AnchorRecord]:
+        """Anchors (all, of some symbols, or of one note) with the symbol's current hash."""
+        clauses, params = ["a.workspace_id = ?"], [self.ws]
+        if doc_uid is not None:
+            clauses.append("a.doc_uid = ?")
+            params.append(doc_uid)
+        if qualified_names is not None:
+            names = list(dict.fromkeys(qualified_names))
+            if not names:
+                return []
+            out: list[AnchorRecord] = []
+            for start in range(0, len(names), 500):
+                part = names[start : start + 500]
+                marks = ",".join("?" * len(part))
+                out.extend(
+                    self._anchor_rows(
+                        [*clauses, f"a.qualified_name IN ({marks})"], [*params, *part]
+                    )
+                )
+            return out
+        return self._anchor_rows(clauses, params)
+
+    def _anchor_rows(self, clauses: list[str], params: list[Any]) -> list[AnchorRecord]:
+        rows = self._rows(
+            "SELECT a.doc_uid, d.title, d.status, a.path, a.qualified_name, a.symbol_sha256, "
+            "a.created_at, s.sha256 FROM code_anchors a "
+            "LEFT JOIN documents d ON d.uid = a.doc_uid AND d.valid_to IS NULL "
+            "LEFT JOIN code_symbols s ON s.workspace_id = a.workspace_id "
+            "AND s.qualified_name = a.qualified_name "
+            f"WHERE {' AND '.join(clauses)} ORDER BY a.qualified_name, a.created_at",
+            params,
+        )
+        return [AnchorRecord(*r) for r in rows]
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
