@@ -323,13 +323,10 @@ class Brain(VectorAccess):
             if tombstone and row.source_path:
                 self.store.add_tombstone(row.source_path, row.uid, row.title, now, self.actor)
             self.store.delete_document(row.uid)
-            self.store.audit(
+            self._audit(
+                "delete",
+                row,
                 at=now,
-                actor=self.actor,
-                action="delete",
-                uid=row.uid,
-                title=row.title,
-                prev_status=row.status,
                 details={
                     "versions": row.version,
                     "source_path": row.source_path,
@@ -411,13 +408,10 @@ class Brain(VectorAccess):
             nxt = self.store.find_current(successor)
             successor = nxt.superseded_by if nxt else None
         self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid)
-        self.store.audit(
+        self._audit(
+            "supersede",
+            old,
             at=now,
-            actor=self.actor,
-            action="supersede",
-            uid=old.uid,
-            title=old.title,
-            prev_status=old.status,
             new_status="superseded",
             details={"superseded_by": new.uid, "previous_successor": old.superseded_by},
         )
@@ -439,16 +433,7 @@ class Brain(VectorAccess):
             if row.status == status:
                 return Document.from_row(row, content=False)
             self.store.set_status(row.uid, status, now)
-            self.store.audit(
-                at=now,
-                actor=self.actor,
-                action=action,
-                uid=row.uid,
-                title=row.title,
-                prev_status=row.status,
-                new_status=status,
-                details=details,
-            )
+            self._audit(action, row, at=now, new_status=status, details=details)
             row = self._require(self.store.find_current(row.uid), ref)
         return Document.from_row(row, content=False)
 
@@ -458,13 +443,7 @@ class Brain(VectorAccess):
         with self.store.transaction():
             row = self._resolve(ref)
             self.store.set_pinned(row.uid, pinned)
-            self.store.audit(
-                at=now,
-                actor=self.actor,
-                action="pin" if pinned else "unpin",
-                uid=row.uid,
-                title=row.title,
-            )
+            self._audit("pin" if pinned else "unpin", row, at=now, prev_status=None)
             row = self._require(self.store.find_current(row.uid), ref)
         return Document.from_row(row, content=False)
 
@@ -518,13 +497,9 @@ class Brain(VectorAccess):
             for row in batch:
                 with self.store.transaction():
                     self.store.delete_document(row.uid)
-                    self.store.audit(
-                        at=time.time(),
-                        actor=self.actor,
-                        action="evict",
-                        uid=row.uid,
-                        title=row.title,
-                        prev_status=row.status,
+                    self._audit(
+                        "evict",
+                        row,
                         details={
                             "access_count": row.access_count,
                             "limit": self.config.storage.max_size,
@@ -534,6 +509,28 @@ class Brain(VectorAccess):
                 if self.store.logical_size() <= limit:
                     break
         return evicted
+
+    def _audit(
+        self,
+        action: str,
+        row: DocumentRow | None = None,
+        *,
+        at: float | None = None,
+        prev_status: str | None | object = _UNSET,
+        new_status: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        """Append to the audit log as this Brain's actor; `prev_status` defaults to the row's."""
+        self.store.audit(
+            at=time.time() if at is None else at,
+            actor=self.actor,
+            action=action,
+            uid=row.uid if row else None,
+            title=row.title if row else None,
+            prev_status=(row.status if row else None) if prev_status is _UNSET else prev_status,  # type: ignore[arg-type]
+            new_status=new_status,
+            details=details,
+        )
 
     def _needs_review(self) -> bool:
         return self.config.review.enabled and self.actor in ("mcp", "harvest")
