@@ -315,3 +315,17 @@ def _inject_foreign_rows(target: Brain, source: Brain) -> None:
 
 def _rfc(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=UTC).isoformat()
+
+
+def test_identical_content_with_new_metadata_updates_it_and_is_audited(tiny_brain: Brain) -> None:
+    first = tiny_brain.write("summary text", metadata={"attempt": 1, "error": "timeout"})
+    again = tiny_brain.write(
+        "summary text", metadata={"attempt": 2, "error": None}, actor="harvest"
+    )
+    assert not again.created and again.document.id == first.document.id
+    assert tiny_brain.get(first.document.id).metadata == {"attempt": 2, "error": None}
+    entry = tiny_brain.log(limit=1)[0]
+    assert (entry.action, entry.actor) == ("metadata", "harvest")
+    unchanged = _audit_count(tiny_brain)
+    tiny_brain.write("summary text", metadata={"attempt": 2})
+    assert _audit_count(tiny_brain) == unchanged  # nothing new: nothing logged

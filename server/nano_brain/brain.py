@@ -136,13 +136,15 @@ class Brain(VectorAccess):
         supersedes: str | None = None,
         pinned: bool = False,
         respect_tombstone: bool = False,
+        actor: str | None = None,
     ) -> WriteResult:
         """Store a note; lexically searchable on return.
 
         Identical content is idempotent. Writing new content to an existing source path makes
         a new version and keeps the old one. `supersedes` marks another document superseded
         by this one (an unknown target or a cycle is an error and nothing is written).
-        With `respect_tombstone`, a source the user deleted is not written again.
+        With `respect_tombstone`, a source the user deleted is not written again. `actor`
+        overrides who the audit log names (a shared sidecar Brain writing for the harvester).
         """
         content = self._check_content(content)
         user_tags = _clean_tags(tags)
@@ -158,7 +160,7 @@ class Brain(VectorAccess):
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         now = time.time()
         created = updated = False
-        status = "unreviewed" if self._needs_review() else "active"
+        status = "unreviewed" if self._needs_review(actor) else "active"
         with self.store.transaction():
             if respect_tombstone and source_path and self.store.tombstone(source_path):
                 raise TombstonedError(f"{source_path} was deleted by the user (tombstone)")
@@ -183,7 +185,7 @@ class Brain(VectorAccess):
                     recorded_at=now,
                     valid_from=created_at or now,
                     status=status,
-                    author=self.actor,
+                    author=actor or self.actor,
                     pinned=pinned,
                 )
                 self.store.replace_chunks(doc_id, self._chunks(title, content))
@@ -193,15 +195,24 @@ class Brain(VectorAccess):
                 updated = True
             else:
                 doc_id = existing.id
+                merged = {**existing.metadata, **metadata}
+                if merged != existing.metadata:  # same text, new facts about it
+                    self.store.update_metadata(doc_id, merged)
+                    self._audit(
+                        "metadata",
+                        existing,
+                        at=now,
+                        actor=actor,
+                        details={"keys": sorted(metadata)},
+                    )
             self.store.add_tags(doc_id, all_tags)
             row = self._require(self.store.get_by_id(doc_id), "new document")
             if created or updated:
-                self.store.audit(
+                self._audit(
+                    "write" if created else "edit",
+                    row,
                     at=now,
-                    actor=self.actor,
-                    action="write" if created else "edit",
-                    uid=row.uid,
-                    title=title,
+                    actor=actor,
                     prev_status=None if created else existing.status,
                     new_status=row.status,
                     details={
@@ -309,7 +320,9 @@ class Brain(VectorAccess):
         text = _render_wake_up(items, counts, budget_chars)
         return WakeUp(**items, collections=counts, text=text)
 
-    def delete(self, ref: str, *, tombstone: bool | None = None) -> Document:
+    def delete(
+        self, ref: str, *, tombstone: bool | None = None, actor: str | None = None
+    ) -> Document:
         """Delete a document, all its versions and everything derived from them.
 
         A document that a harvest or the code index would re-create (kind session or code,
@@ -321,12 +334,15 @@ class Brain(VectorAccess):
             if tombstone is None:
                 tombstone = row.kind in ("session", "code")
             if tombstone and row.source_path:
-                self.store.add_tombstone(row.source_path, row.uid, row.title, now, self.actor)
+                self.store.add_tombstone(
+                    row.source_path, row.uid, row.title, now, actor or self.actor
+                )
             self.store.delete_document(row.uid)
             self._audit(
                 "delete",
                 row,
                 at=now,
+                actor=actor,
                 details={
                     "versions": row.version,
                     "source_path": row.source_path,
@@ -516,6 +532,7 @@ class Brain(VectorAccess):
         row: DocumentRow | None = None,
         *,
         at: float | None = None,
+        actor: str | None = None,
         prev_status: str | None | object = _UNSET,
         new_status: str | None = None,
         details: dict[str, Any] | None = None,
@@ -523,7 +540,7 @@ class Brain(VectorAccess):
         """Append to the audit log as this Brain's actor; `prev_status` defaults to the row's."""
         self.store.audit(
             at=time.time() if at is None else at,
-            actor=self.actor,
+            actor=actor or self.actor,
             action=action,
             uid=row.uid if row else None,
             title=row.title if row else None,
@@ -532,8 +549,8 @@ class Brain(VectorAccess):
             details=details,
         )
 
-    def _needs_review(self) -> bool:
-        return self.config.review.enabled and self.actor in ("mcp", "harvest")
+    def _needs_review(self, actor: str | None = None) -> bool:
+        return self.config.review.enabled and (actor or self.actor) in ("mcp", "harvest")
 
     # -- search -----------------------------------------------------------------------------
 

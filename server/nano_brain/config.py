@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import paths
 from .errors import NanoBrainError
+from .harvest.config import HarvestConfig
 from .timeutil import parse_duration
 
 log = logging.getLogger(__name__)
@@ -135,6 +136,7 @@ def _positive_duration(value: str) -> str:
 
 class Config(_Section):
     storage: StorageConfig = Field(default_factory=StorageConfig)
+    harvest: HarvestConfig = Field(default_factory=HarvestConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
@@ -211,7 +213,7 @@ def _deep_merge(into: dict[str, Any], new: dict[str, Any]) -> None:
             into[key] = value
 
 
-def _lenient(model: type[_Section], data: Any, where: str, warnings: list[str]) -> Any:
+def _lenient(model: type[BaseModel], data: Any, where: str, warnings: list[str]) -> Any:
     """Validate `data` as `model`; each invalid or unknown key warns and takes its default."""
     if not isinstance(data, dict):
         warnings.append(f"{where or 'config'}: expected a mapping, got {data!r}; using defaults")
@@ -226,7 +228,7 @@ def _lenient(model: type[_Section], data: Any, where: str, warnings: list[str]) 
             warnings.append(f"{name}: unknown key; ignored")
             continue
         annotation = field.annotation
-        if isinstance(annotation, type) and issubclass(annotation, _Section):
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             clean[key] = _lenient(annotation, value, name, warnings)
             continue
         probe = model.model_construct()

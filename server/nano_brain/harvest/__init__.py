@@ -1,11 +1,14 @@
 """Session harvesting: agent transcripts -> normalized sessions -> redacted digests.
 
-Pure library code: parsers read transcripts (never write them), `digest` turns a session
-into a deterministic Markdown summary plus search text, `redact` scrubs secrets. Storing,
-watching and incremental bookkeeping live with the Brain.
+Parsers read transcripts (never write them), `digest` turns a session into a deterministic
+Markdown summary plus search text, `redact` scrubs secrets, `summarize` optionally asks an
+OpenAI-compatible endpoint for the summary, and `harvester` stores the summaries in a Brain,
+incrementally (a stat per unchanged session), stickily (tombstones) and on file events.
 """
 
+from .config import HarvestConfig, load_harvest_config
 from .digest import Digest, ErrorNote, build_digest, conversation_text
+from .harvester import Harvester, HarvestItem, HarvestReport
 from .model import (
     AGENTS,
     Message,
@@ -18,23 +21,40 @@ from .model import (
 )
 from .redact import Redaction, redact, redact_text
 from .sources import HarvestLocations, discover_sessions, load_session
+from .summarize import (
+    DigestSummarizer,
+    OpenAISummarizer,
+    Summarizer,
+    Summary,
+    create_summarizer,
+)
 
 __all__ = [
     "AGENTS",
     "Digest",
+    "DigestSummarizer",
     "ErrorNote",
+    "HarvestConfig",
+    "HarvestItem",
     "HarvestLocations",
+    "HarvestReport",
+    "Harvester",
     "Message",
+    "OpenAISummarizer",
     "Redaction",
     "Session",
     "SessionSource",
     "SourceInfo",
+    "Summarizer",
+    "Summary",
     "ToolCall",
     "TranscriptError",
     "build_digest",
     "conversation_text",
+    "create_summarizer",
     "discover_sessions",
     "fingerprint",
+    "load_harvest_config",
     "load_session",
     "redact",
     "redact_text",

@@ -7,11 +7,11 @@ import json
 import logging
 import re
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .model import SourceInfo, ToolCall, TranscriptError
 
@@ -83,6 +83,34 @@ def first_record(path: Path, *, max_lines: int = 20) -> Iterator[dict[str, Any]]
                     yield record
     except OSError:
         return
+
+
+T = TypeVar("T")
+_HEAD_CACHE: dict[tuple[str, str], tuple[int, int, Any]] = {}
+_HEAD_CACHE_LIMIT = 200_000
+
+
+def cached_head(path: Path, what: str, read: Callable[[Path], T]) -> T:
+    """`read(path)` (a value from a transcript's first lines), memoized by the file's stat.
+
+    Discovery reads the first lines of every transcript on every harvest tick to learn its
+    session id and cwd; a watcher ticks often and most files have not changed, so the
+    answer is kept per process while size and mtime stay the same. Only the small derived
+    value is kept, never the records.
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return read(path)
+    key = (str(path), what)
+    hit = _HEAD_CACHE.get(key)
+    if hit is not None and hit[0] == stat.st_size and hit[1] == stat.st_mtime_ns:
+        return hit[2]  # type: ignore[no-any-return]
+    value = read(path)
+    if len(_HEAD_CACHE) >= _HEAD_CACHE_LIMIT:
+        _HEAD_CACHE.clear()
+    _HEAD_CACHE[key] = (stat.st_size, stat.st_mtime_ns, value)
+    return value
 
 
 def parse_time(value: Any) -> float | None:

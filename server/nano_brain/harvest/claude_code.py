@@ -21,6 +21,7 @@ from typing import Any
 from ._common import (
     JsonlReader,
     block_text,
+    cached_head,
     classify_user_text,
     first_record,
     make_tool_call,
@@ -41,13 +42,21 @@ def encode_cwd(path: str | Path) -> str:
 
 
 def _session_id_of(path: Path) -> str | None:
+    return cached_head(path, "claude-code:session", _read_session_id)
+
+
+def _cwd_of(path: Path) -> str | None:
+    return cached_head(path, "claude-code:cwd", _read_cwd)
+
+
+def _read_session_id(path: Path) -> str | None:
     for record in first_record(path):
         if isinstance(record.get("sessionId"), str):
             return record["sessionId"]
     return None
 
 
-def _cwd_of(path: Path) -> str | None:
+def _read_cwd(path: Path) -> str | None:
     for record in first_record(path, max_lines=50):
         if isinstance(record.get("cwd"), str):
             return record["cwd"]

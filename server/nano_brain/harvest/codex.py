@@ -22,6 +22,7 @@ from typing import Any
 from ._common import (
     JsonlReader,
     block_text,
+    cached_head,
     classify_user_text,
     first_record,
     make_tool_call,
@@ -59,12 +60,18 @@ def _meta_of(path: Path) -> dict[str, Any]:
     return {}
 
 
+def _identity_of(path: Path) -> dict[str, Any]:
+    """The id and cwd of a rollout (its `session_meta` also carries long instructions)."""
+    meta = _meta_of(path)
+    return {key: meta[key] for key in ("id", "cwd") if key in meta}
+
+
 def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSource]:
     """Rollouts whose `session_meta` cwd is `root` or below it (only first lines are read)."""
     base_dir = Path(base or DEFAULT_BASE).expanduser()
     found: list[SessionSource] = []
     for path in sorted(base_dir.rglob("rollout-*.jsonl")):
-        meta = _meta_of(path)
+        meta = cached_head(path, "codex:meta", _identity_of)
         cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else None
         if is_within(cwd, root):
             sid = meta.get("id") if isinstance(meta.get("id"), str) else None

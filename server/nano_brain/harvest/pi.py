@@ -20,6 +20,7 @@ from typing import Any
 from ._common import (
     JsonlReader,
     block_text,
+    cached_head,
     classify_user_text,
     first_record,
     make_tool_call,
@@ -39,6 +40,12 @@ def encode_cwd(path: str | Path) -> str:
     return "--" + re.sub(r"[/\\:]", "-", inner) + "--"
 
 
+def _header_of(path: Path) -> dict[str, Any]:
+    """The id and cwd from a session's header line."""
+    header = next(first_record(path, max_lines=1), {})
+    return {key: header[key] for key in ("id", "cwd") if key in header}
+
+
 def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSource]:
     """Sessions in the folder of `root` and of its sub-folders, confirmed by header cwd."""
     base_dir = Path(base or DEFAULT_BASE).expanduser()
@@ -54,7 +61,7 @@ def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSo
         if not exact and not folder.name.startswith(prefix):
             continue
         for path in sorted(folder.glob("*.jsonl")):
-            header = next(first_record(path, max_lines=1), {})
+            header = cached_head(path, "pi:header", _header_of)
             cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
             if exact or is_within(cwd, root):
                 sid = header.get("id") if isinstance(header.get("id"), str) else None

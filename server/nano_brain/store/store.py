@@ -366,6 +366,12 @@ class Store:
         )
         return int(cursor.lastrowid)
 
+    def update_metadata(self, doc_id: int, metadata: dict[str, Any]) -> None:
+        self._exec(
+            "UPDATE documents SET metadata = ? WHERE id = ?",
+            (json.dumps(metadata, sort_keys=True, default=str), doc_id),
+        )
+
     def close_version(self, doc_id: int, at: float) -> None:
         """Mark a version as replaced (no longer in force) from `at` on."""
         self._exec("UPDATE documents SET valid_to = ? WHERE id = ?", (at, doc_id))
