@@ -670,14 +670,16 @@ class Store:
     def lexical(self, table: str, match: str, filters: Filters, limit: int) -> list[Hit]:
         """Chunks whose text matches an FTS5 expression, best bm25 first, filters applied.
 
-        Without user filters almost every match is visible, so the best few times `limit`
-        matches are ranked inside FTS5 first and only those are joined; when that leaves
-        too few (old versions, superseded notes crowding in), the full join runs instead.
+        The best few times `limit` matches are ranked inside FTS5 first and only those are
+        joined and filtered; when that leaves too few (a selective filter, old versions or
+        superseded notes crowding in), the full join runs instead.
         """
         if table not in LEXICAL_TABLES:
             raise ValueError(table)
         where, params = self._predicate(filters)
-        inner = "" if filters.has_user_filters() else f"ORDER BY score LIMIT {int(limit) * 4}"
+        # rank inside FTS5 first, wider when user filters may reject many of the best matches
+        widen = 16 if filters.has_user_filters() else 4
+        inner = f"ORDER BY score LIMIT {int(limit) * widen}"
         while True:
             rows = self._rows(
                 f"SELECT c.id, c.doc_id, f.score FROM (SELECT rowid AS id, "
@@ -691,10 +693,10 @@ class Store:
                 break
             matched = self._rows(
                 f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? "
-                f"LIMIT {int(limit) * 4})",
+                f"LIMIT {int(limit) * widen})",
                 (match,),
             )[0][0]
-            if matched < limit * 4:
+            if matched < limit * widen:
                 break  # the inner limit cut nothing off
             inner = ""
         return [Hit(r[0], r[1], r[2]) for r in rows]
