@@ -57,3 +57,11 @@ def test_failed_transaction_writes_nothing(tmp_path: Path) -> None:
         store.meta_set("k", "v")
         raise RuntimeError("boom")
     assert store.meta_get("k") is None
+
+
+def test_store_that_cannot_be_created_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where a folder should be")
+    with pytest.raises(StoreError, match="cannot create the store folder"):
+        Store(blocker / "brain.db", "ws1")
+    assert blocker.read_text() == "a file where a folder should be"
