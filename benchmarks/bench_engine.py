@@ -455,7 +455,7 @@ class Bench:
         for name, extra in variants.items():
             request_filters = SearchRequest(query="x", **extra).filters()
             if request_filters != Filters():
-                share = brain.store.count_filtered_vectors(request_filters, size + 1) / size
+                share = brain.store.count_documents(request_filters, size + 1) / size
                 result.filter_share[name] = round(share, 4)
         for question in warm:
             self.provider.embed_query(question)

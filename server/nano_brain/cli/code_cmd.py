@@ -1,1 +1,236 @@
-"""Code index commands: index, symbols, callers, callees, impact."""
+"""Code index commands: index, symbols, callers, callees, impact.
+
+Thin wrappers over :class:`nano_brain.codeindex.service.CodeIndex`; every command has --json
+and prints to stdout only its result (progress and logs go to stderr).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..codeindex.indexer import IndexReport
+from ..codeindex.model import SYMBOL_KINDS
+from ..codeindex.service import CallInfo, CodeIndex
+from ..errors import EmbeddingError
+from ._app import common_options, emit, main, open_brain, progress_bar
+
+_err = Console(stderr=True)
+_PHASES = {"scan": "scanning", "parse": "indexing", "resolve": "resolving calls"}
+
+
+class _IndexBar:
+    """One rich bar that follows the index phases (silent with --json)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self._bar = (
+            None
+            if quiet
+            else Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=_err,
+                transient=True,
+            )
+        )
+        self._tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> Callable[[str, int, int], None]:
+        if self._bar is not None:
+            self._bar.start()
+        return self.update
+
+    def update(self, phase: str, done: int, total: int) -> None:
+        if self._bar is None:
+            return
+        task = self._tasks.get(phase)
+        if task is None:
+            task = self._tasks[phase] = self._bar.add_task(
+                _PHASES.get(phase, phase), total=total or None
+            )
+        self._bar.update(task, completed=done, total=total or None)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+@main.command("index")
+@common_options
+@click.option(
+    "--exclude",
+    multiple=True,
+    help="Gitignore-style pattern to leave out (repeatable), on top of .gitignore.",
+)
+@click.option("--workers", type=int, default=None, help="Parser processes (default: up to 2).")
+@click.option(
+    "--embed/--no-embed",
+    default=True,
+    show_default=True,
+    help="Embed new symbol chunks after indexing (search works lexically before that).",
+)
+def index_cmd(
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+    exclude: tuple[str, ...],
+    workers: int | None,
+    embed: bool,
+) -> None:
+    """Index the workspace's code (incremental: unchanged files cost a stat)."""
+    with open_brain(workspace, db) as brain:
+        code = CodeIndex(brain, exclude=exclude, workers=workers)
+        with _IndexBar(as_json) as bar:
+            report = code.index(progress=bar)
+        data = report.to_dict()
+        data["embedded"] = 0
+        if embed and brain.config.embedding.provider != "none" and report.pending_embeddings:
+            try:
+                with progress_bar(as_json) as update:
+                    data["embedded"] = brain.embed_pending(progress=update)
+            except EmbeddingError as exc:
+                data["embedding_error"] = str(exc)
+            data["pending_embeddings"] = brain.store.pending_count()
+        emit(data, as_json, lambda: _print_report(report, data))
+
+
+def _print_report(report: IndexReport, data: dict[str, Any]) -> None:
+    click.echo(
+        f"indexed {report.files} files ({report.source_files} source, {report.text_files} text): "
+        f"{report.symbols} symbols, {report.edges} edges "
+        f"({report.calls} calls, {report.resolved_calls} resolved) in {report.seconds:.2f}s"
+    )
+    click.echo(
+        f"  this run: {report.new} new, {report.changed} changed, {report.deleted} deleted, "
+        f"{report.touched} touched, {report.unchanged} unchanged; "
+        f"{report.documents_added} search documents added"
+    )
+    if report.skipped:
+        reasons = ", ".join(f"{n} {r}" for r, n in sorted(report.skipped.items()))
+        click.echo(f"  skipped: {reasons}")
+    for err in report.errors[:10]:
+        click.echo(f"  error: {err}")
+    if data.get("embedded"):
+        click.echo(f"  embedded {data['embedded']} chunks")
+    if data.get("embedding_error"):
+        click.echo(f"  embeddings not computed: {data['embedding_error']}")
+    elif data.get("pending_embeddings"):
+        pending = data["pending_embeddings"]
+        click.echo(f"  {pending} chunks wait for embeddings (run `nano-brain index` with --embed)")
+
+
+@main.command("symbols")
+@click.argument("query")
+@click.option("--kind", type=click.Choice(sorted(SYMBOL_KINDS)), default=None)
+@click.option("--limit", "-n", type=int, default=50, show_default=True)
+@common_options
+def symbols_cmd(
+    query: str,
+    kind: str | None,
+    limit: int,
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Find symbols by qualified name, Class.method, bare name or name fragment."""
+    with open_brain(workspace, db) as brain:
+        found = CodeIndex(brain).symbols(query, kind, limit)
+
+    def human() -> None:
+        if not found:
+            click.echo("no symbols")
+        for s in found:
+            click.echo(f"{s.kind:<9} {s.qualified_name}  ({s.path}:{s.start_line}-{s.end_line})")
+            if s.signature:
+                click.echo(f"          {s.signature}")
+
+    emit([s.to_dict() for s in found], as_json, human)
+
+
+def _print_calls(calls: list[CallInfo], *, show: str) -> None:
+    if not calls:
+        click.echo("none")
+    for c in calls:
+        other = c.caller if show == "caller" else (c.callee or f"? {c.expression or c.name}")
+        how = f" [{c.how}]" if c.how else ""
+        click.echo(f"{c.path}:{c.line}  {other}{how}")
+
+
+@main.command("callers")
+@click.argument("symbol")
+@click.option(
+    "--possible", is_flag=True, help="Also list unresolved calls with the same name (guesses)."
+)
+@common_options
+def callers_cmd(
+    symbol: str, possible: bool, workspace: Path | None, db: Path | None, as_json: bool
+) -> None:
+    """Call sites confidently resolved to SYMBOL."""
+    with open_brain(workspace, db) as brain:
+        code = CodeIndex(brain)
+        target = code.resolve_symbol(symbol)
+        calls = code.callers(target.qualified_name)
+        guesses = code.possible_callers(target.qualified_name) if possible else []
+    data: dict[str, Any] = {
+        "symbol": target.qualified_name,
+        "callers": [c.to_dict() for c in calls],
+    }
+    if possible:
+        data["possible_callers"] = [c.to_dict() for c in guesses]
+
+    def human() -> None:
+        click.echo(f"callers of {target.qualified_name}:")
+        _print_calls(calls, show="caller")
+        if possible:
+            click.echo("possible callers (unresolved, same name):")
+            _print_calls(guesses, show="caller")
+
+    emit(data, as_json, human)
+
+
+@main.command("callees")
+@click.argument("symbol")
+@click.option("--resolved-only", is_flag=True, help="Leave out calls that did not resolve.")
+@common_options
+def callees_cmd(
+    symbol: str, resolved_only: bool, workspace: Path | None, db: Path | None, as_json: bool
+) -> None:
+    """Calls made directly inside SYMBOL (unresolved ones are shown with a ?)."""
+    with open_brain(workspace, db) as brain:
+        calls = CodeIndex(brain).callees(symbol, include_unresolved=not resolved_only)
+    data = {"symbol": symbol, "callees": [c.to_dict() for c in calls]}
+    emit(data, as_json, lambda: _print_calls(calls, show="callee"))
+
+
+@main.command("impact")
+@click.argument("symbol")
+@click.option("--depth", type=int, default=3, show_default=True, help="Hops of callers, 1-10.")
+@common_options
+def impact_cmd(
+    symbol: str, depth: int, workspace: Path | None, db: Path | None, as_json: bool
+) -> None:
+    """Who is affected by changing SYMBOL: transitive callers, and the notes anchored to them."""
+    with open_brain(workspace, db) as brain:
+        result = CodeIndex(brain).impact(symbol, depth)
+
+    def human() -> None:
+        click.echo(f"impact of {result.symbol} (depth {result.depth}):")
+        if not result.affected:
+            click.echo("  no callers")
+        for item in result.affected:
+            indent = "  " * item.depth
+            click.echo(f"{indent}{item.qualified_name}  ({item.path}:{item.line})")
+        if result.notes:
+            click.echo("notes:")
+            for note in result.notes:
+                flag = "" if note.state == "ok" else f" [{note.state}: may be stale]"
+                click.echo(f"  #{note.note_id} {note.note_title} -> {note.qualified_name}{flag}")
+
+    emit(result.to_dict(), as_json, human)

@@ -1,13 +1,16 @@
 """The code index's parsing core: source files to symbols and edges, resolved across a workspace.
 
-Pure library code (no database): :func:`parse_file` reads one file, :class:`CodeGraph` resolves
-the calls of a whole workspace and answers callers/callees/impact, :func:`walk_workspace` and
-:func:`scan_changes` find what to (re)index. The store layer mirrors these records.
+The parsing core is pure library code (no database): :func:`parse_file` reads one file,
+:class:`CodeGraph` resolves the calls of a whole workspace, :func:`walk_workspace` and
+:func:`scan_changes` find what to (re)index. :class:`CodeIndex` (``CodeIndex(brain)``) persists
+all of it in the workspace store, incrementally, and answers symbols/callers/callees/impact
+and code search for every front end.
 """
 
 from __future__ import annotations
 
 from .errors import CodeIndexError, GrammarMissingError, UnsupportedLanguageError
+from .indexer import IndexReport
 from .languages import (
     code_extensions,
     get_language,
@@ -19,6 +22,7 @@ from .languages import (
 from .model import CallSite, FileIndex, ImportEdge, Symbol
 from .parse import SEARCH_TEXT_CAP, parse_file
 from .resolve import CodeGraph, ImpactEntry, Reference, build_graph
+from .service import AnchorInfo, CallInfo, CodeIndex, Impact, ImpactItem, SymbolInfo
 from .walk import (
     DEFAULT_MAX_BYTES,
     DEFAULT_SKIP_DIRS,
@@ -34,6 +38,13 @@ from .walk import (
 )
 
 __all__ = [
+    "AnchorInfo",
+    "CallInfo",
+    "CodeIndex",
+    "Impact",
+    "ImpactItem",
+    "IndexReport",
+    "SymbolInfo",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_SKIP_DIRS",
     "SEARCH_TEXT_CAP",

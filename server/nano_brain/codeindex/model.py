@@ -121,6 +121,22 @@ class CallSite:
 
 
 @dataclass(slots=True)
+class Assignment:
+    """``target = value`` where target is a name or ``self.attr`` (Python for now).
+
+    ``scope`` is the innermost enclosing symbol (None: the module's top level); ``value`` is
+    the called expression when the value is a call (``Cls`` in ``x = Cls(1)``), else None.
+    The resolver types a receiver by these when every assignment to it calls one class.
+    """
+
+    path: str
+    scope: str | None
+    target: str
+    value: str | None
+    line: int
+
+
+@dataclass(slots=True)
 class FileIndex:
     """Everything parsing one file yields; the unit the store replaces in one transaction."""
 
@@ -129,6 +145,7 @@ class FileIndex:
     symbols: list[Symbol] = field(default_factory=list)
     imports: list[ImportEdge] = field(default_factory=list)
     calls: list[CallSite] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
     #: Go package / Java package / None; lets the resolver see same-package names.
     namespace: str | None = None
     #: JS/TS: the local name of ``export default`` (resolves ``import x from``).

@@ -17,7 +17,7 @@ from ._langs import rules_for
 from ._langs.base import LanguageRules
 from .errors import UnsupportedLanguageError
 from .languages import get_parser, language_for_path
-from .model import CallSite, FileIndex, Symbol
+from .model import Assignment, CallSite, FileIndex, Symbol
 
 log = logging.getLogger(__name__)
 
@@ -54,15 +54,22 @@ def parse_file(rel_path: str, source: bytes, language: str | None = None) -> Fil
     index = FileIndex(path=rel_path, language=lang, has_errors=root.has_error)
     raw_defs: list[_Def] = []
     raw_calls: list[tuple[Node, Node]] = []
+    raw_assigns: list[tuple[Node, Node, Node]] = []
     for _, caps in QueryCursor(rules.query).matches(root):
         if "call" in caps:
             raw_calls.append((caps["call"][0], caps["name"][0]))
+        elif "assign" in caps:
+            raw_assigns.append(
+                (caps["assign"][0], caps["assign.target"][0], caps["assign.value"][0])
+            )
         elif "import" in caps:
             index.imports.extend(rules.read_imports(caps["import"][0], rel_path))
         else:
             _collect_definition(rules, caps, raw_defs)
     defs = _definitions(rules, raw_defs, rel_path, source, index)
     index.calls = _calls(rules, raw_calls, rel_path, source, defs)
+    if raw_assigns:
+        index.assignments = _assignments(raw_assigns, rel_path, defs)
     index.imports.sort(key=lambda imp: imp.line)
     index.namespace = rules.namespace(root)
     index.default_export = rules.default_export(root)
@@ -254,3 +261,45 @@ def _calls(
             )
         )
     return out
+
+
+def _assignments(
+    found: list[tuple[Node, Node, Node]], path: str, defs: list[_Def]
+) -> list[Assignment]:
+    """Assignments in source order, each attributed to its innermost enclosing scope
+    (a function or class; a module-level variable's own symbol is not a scope)."""
+    symbols = [
+        d for d in defs if d.symbol is not None and d.symbol.kind not in ("variable", "constant")
+    ]
+    out: list[Assignment] = []
+    stack: list[_Def] = []
+    i = 0
+    for node, target, value in sorted(found, key=lambda f: f[0].start_byte):
+        start = node.start_byte
+        while i < len(symbols) and symbols[i].start <= start:
+            while stack and stack[-1].end <= symbols[i].start:
+                stack.pop()
+            stack.append(symbols[i])
+            i += 1
+        while stack and stack[-1].end <= start:
+            stack.pop()
+        scope = stack[-1].symbol if stack else None
+        called = None
+        if value.type == "call":
+            func = value.child_by_field_name("function")
+            if func is not None and func.type in ("identifier", "attribute"):
+                called = "".join(_node_text(func).split())
+        out.append(
+            Assignment(
+                path,
+                scope.qualified_name if scope is not None else None,
+                "".join(_node_text(target).split()),
+                called,
+                node.start_point[0] + 1,
+            )
+        )
+    return out
+
+
+def _node_text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")

@@ -247,6 +247,16 @@ class CodeGraph:
                     if s.parent is None and s.kind in _TYPE_KINDS:
                         self._java_types[(f.namespace or "", s.name)].append(s)
         self._go_dirs = {posixpath.dirname(p) for p, f in self.files.items() if f.language == "go"}
+        # (path, scope or None, target) -> values assigned; (path, class, attr) for self.attr
+        self._assigned: dict[tuple[str, str | None, str], list[str | None]] = defaultdict(list)
+        for f in self.files.values():
+            for a in f.assignments:
+                self._assigned[(a.path, a.scope, a.target)].append(a.value)
+                head, _, attr = a.target.partition(".")
+                if attr and head == "self" and a.scope is not None:
+                    owner = a.scope.rsplit(".", 1)[0] if "." in a.scope.split("::", 1)[1] else None
+                    if owner is not None:
+                        self._assigned[(a.path, owner, "self." + attr)].append(a.value)
 
     def _python_module_map(self) -> dict[str, list[str]]:
         """Dotted module name -> files, from the package root and from the workspace root."""
@@ -437,6 +447,10 @@ class CodeGraph:
                 target = self._import_target(imp, 0)
             if target is not None and target.scope is not None:
                 return self._lookup(target, name), "module"
+        typed = self._typed_receiver(path, receiver, caller)
+        if typed is not None:
+            members, _ = self._method(typed.path, typed.local_name, name, set())
+            return members, "typed"
         # a class (or namespace) by name: Cls.create(), P::new(), NS.f()
         if not rest:
             found, _ = self._bare(path, head, caller)
@@ -453,6 +467,44 @@ class CodeGraph:
                 members, _ = self._method(types[0].path, types[0].local_name, name, set())
                 return members, "static"
         return [], "unresolved"
+
+    def _typed_receiver(self, path: str, receiver: str, caller: str | None) -> Symbol | None:
+        """The class of a variable or ``self.attr`` when every assignment to it constructs it.
+
+        ``x.m()``: the assignments to ``x`` in the calling function, or (when the function
+        neither assigns nor takes ``x``) at the module's top level; ``self.a.m()``: the
+        assignments to ``self.a`` in the methods of the enclosing class. Each must call the
+        same name, and that name must denote exactly one class.
+        """
+        if not self._assigned or self._lang(path) != "python":
+            return None
+        head, _, attr = receiver.partition(".")
+        if attr:
+            if head != "self" or "." in attr:
+                return None
+            types = self._enclosing_types(caller)
+            if not types:
+                return None
+            values = self._assigned.get((path, f"{path}::{types[0]}", receiver))
+        else:
+            values = None
+            if caller is not None:
+                values = self._assigned.get((path, caller, receiver))
+                sym = self.symbols.get(caller)
+                if values is None and sym is not None and _is_parameter(sym, receiver):
+                    return None
+            if values is None:
+                values = self._assigned.get((path, None, receiver))
+        if not values or len(set(values)) != 1 or values[0] is None:
+            return None
+        ctor = values[0]
+        if "." in ctor:
+            owner, _, cls_name = ctor.rpartition(".")
+            found, _ = self._qualified(path, owner, cls_name, None)
+        else:
+            found, _ = self._bare(path, ctor, None)
+        classes = {s.qualified_name: s for s in found if s.kind == "class"}
+        return next(iter(classes.values())) if len(classes) == 1 else None
 
     def _lookup(self, target: _Target, name: str) -> list[Symbol]:
         if target.scope is None:
@@ -665,6 +717,19 @@ class CodeGraph:
             members, _ = self._method(owners[0].path, owners[0].local_name, imp.name, set())
             return _Target(symbols=tuple(members))
         return None
+
+
+def _is_parameter(sym: Symbol, name: str) -> bool:
+    """Whether ``name`` is among a function's parameters (read from its signature)."""
+    sig = sym.signature
+    open_at, close_at = sig.find("("), sig.rfind(")")
+    if open_at < 0:
+        return False
+    params = sig[open_at + 1 : close_at if close_at > open_at else len(sig)]
+    return any(
+        part.strip().lstrip("*").split(":", 1)[0].split("=", 1)[0].strip() == name
+        for part in params.split(",")
+    )
 
 
 def build_graph(

@@ -32,6 +32,8 @@ SymbolRow = tuple[str, str, str, "str | None", str, "str | None", int, int, str,
 ImportRow = tuple[str, "str | None", "str | None", int]
 # (caller, callee, name, receiver, receiver_kind, line)
 CallRow = tuple["str | None", str, str, "str | None", str, int]
+# (scope, target, called value or None, line)
+AssignRow = tuple["str | None", str, "str | None", int]
 # (seq, body, heading, start_line, end_line)
 TextChunkRow = tuple[int, str, str, int, int]
 
@@ -209,6 +211,7 @@ class CodeStore:
         calls: Sequence[CallRow],
         tombstoned: set[str],
         now: float,
+        assignments: Sequence[AssignRow] = (),
     ) -> tuple[int, list[int]]:
         """Swap one source file's rows; returns (new search documents, ids of call edges).
 
@@ -299,6 +302,10 @@ class CodeStore:
             binding = alias or (name if name not in (None, "", "*") else module)
             edges.append((file_id, self.ws, "imports", None, None, binding, None, None, name,
                           module, alias, None, line))  # fmt: skip
+        for scope, target, value, line in assignments:
+            # the resolver types receivers by these (x = Cls(); x.m())
+            edges.append((file_id, self.ws, "assigns", scope, None, target, None, None, value,
+                          None, None, None, line))  # fmt: skip
         next_edge = self._rows("SELECT coalesce(max(id), 0) + 1 FROM code_edges")[0][0]
         rows = [(next_edge + i, *e) for i, e in enumerate(edges)]
         first_call = next_edge + len(edges)
@@ -385,30 +392,58 @@ class CodeStore:
             (self.ws,),
         )
 
-    def graph_rows(
-        self,
-    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        """Everything the resolver needs, per file: (files, symbols, edges) rows.
-
-        files: (id, path, language, namespace, default_export); symbols: (file_id, qname,
-        name, kind, parent, signature, docstring, start, end, sha256, bases); edges in id
-        order: (id, file_id, kind, source, name, receiver, receiver_kind, expression,
-        module, alias, line, target, how) for imports and calls.
-        """
-        files = self.graph_files()
-        symbols = self._rows(
+    def graph_symbols(self) -> list[tuple[Any, ...]]:
+        """(file_id, qname, name, kind, parent, signature, docstring, start, end, sha256,
+        bases) of every symbol, in id order."""
+        return self._rows(
             "SELECT file_id, qualified_name, name, kind, parent, signature, docstring, "
             "start_line, end_line, sha256, bases FROM code_symbols WHERE workspace_id = ? "
             "ORDER BY id",
             (self.ws,),
         )
-        edges = self._rows(
+
+    def graph_edges(self, call_names: Sequence[str] | None = None) -> list[tuple[Any, ...]]:
+        """Imports, assignments and calls (all, or only calls of those bare names), by id:
+        (id, file_id, kind, source, name, receiver, receiver_kind, expression, module, alias,
+        line, target, how)."""
+        columns = (
             "SELECT id, file_id, kind, source, name, receiver, receiver_kind, expression, module, "
             "alias, line, target, how FROM code_edges WHERE workspace_id = ? "
-            "AND kind IN ('imports', 'calls') ORDER BY id",
-            (self.ws,),
         )
-        return files, symbols, edges
+        if call_names is None:
+            return self._rows(
+                columns + "AND kind IN ('imports', 'calls', 'assigns') ORDER BY id", (self.ws,)
+            )
+        rows = self._rows(columns + "AND kind = 'imports'", (self.ws,))
+        names = sorted(set(call_names))
+        calls: list[Any] = []
+        for start in range(0, len(names), 500):
+            part = names[start : start + 500]
+            marks = ",".join("?" * len(part))
+            calls.extend(
+                self._rows(columns + f"AND kind = 'calls' AND name IN ({marks})", (self.ws, *part))
+            )
+        # assignments type receivers within their own file: only the calls' files need them
+        files = sorted({r[1] for r in calls})
+        for start in range(0, len(files), 500):
+            part = files[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows.extend(
+                self._rows(
+                    columns + f"AND kind = 'assigns' AND file_id IN ({marks})", (self.ws, *part)
+                )
+            )
+        rows.extend(calls)
+        rows.sort(key=lambda r: r[0])
+        return rows
+
+    def symbol_names_of(self, path: str) -> list[tuple[str, str]]:
+        """(name, kind) of the symbols a file had in the index."""
+        return self._rows(
+            "SELECT s.name, s.kind FROM code_symbols s JOIN code_files f ON f.id = s.file_id "
+            "WHERE f.workspace_id = ? AND f.path = ?",
+            (self.ws, path),
+        )
 
     def set_call_targets(self, updates: Sequence[tuple[str | None, str, int]]) -> None:
         """(target, how, edge id) for the calls whose resolution changed."""

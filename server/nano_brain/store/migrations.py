@@ -124,7 +124,6 @@ CREATE INDEX documents_hash ON documents (collection, content_hash) WHERE valid_
 CREATE INDEX documents_created ON documents (created_at);
 CREATE INDEX documents_updated ON documents (updated_at);
 CREATE INDEX documents_status ON documents (status) WHERE valid_to IS NULL;
-CREATE INDEX documents_access ON documents (last_accessed_at);
 
 CREATE TABLE tombstones (
     workspace_id TEXT NOT NULL,
@@ -241,7 +240,39 @@ BEGIN
 END;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3]
+# Code index: 'assigns' edges (Python `x = Cls()`, `self.a = Cls()`), which let the resolver
+# type receivers without re-parsing. SQLite cannot alter a CHECK: rebuild the table, and clear
+# the files' hashes so the next index re-parses every file once and records its assignments
+# (symbols whose text is unchanged keep their search documents).
+_V4 = """
+CREATE TABLE code_edges_v4 (
+    id            INTEGER PRIMARY KEY,
+    file_id       INTEGER NOT NULL REFERENCES code_files (id) ON DELETE CASCADE,
+    workspace_id  TEXT NOT NULL,
+    kind          TEXT NOT NULL CHECK (kind IN ('contains', 'imports', 'calls', 'assigns')),
+    source        TEXT,
+    target        TEXT,
+    name          TEXT NOT NULL,
+    receiver      TEXT,
+    receiver_kind TEXT,
+    expression    TEXT,
+    module        TEXT,
+    alias         TEXT,
+    how           TEXT,
+    line          INTEGER NOT NULL
+);
+INSERT INTO code_edges_v4 SELECT id, file_id, workspace_id, kind, source, target, name, receiver,
+    receiver_kind, expression, module, alias, how, line FROM code_edges;
+DROP TABLE code_edges;
+ALTER TABLE code_edges_v4 RENAME TO code_edges;
+CREATE INDEX code_edges_file ON code_edges (file_id);
+CREATE INDEX code_edges_target ON code_edges (workspace_id, target, kind) WHERE target IS NOT NULL;
+CREATE INDEX code_edges_source ON code_edges (workspace_id, source, kind);
+CREATE INDEX code_edges_name ON code_edges (workspace_id, name) WHERE kind = 'calls';
+UPDATE code_files SET sha256 = '', mtime_ns = -1 WHERE language IS NOT NULL;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -36,6 +36,9 @@ class LanguageRules:
     definitions = ""
     calls = ""
     imports = ""
+    #: ``@assign`` on an assignment, ``@assign.target`` on its target and ``@assign.value`` on
+    #: its value (optional: only languages whose receivers the resolver can type)
+    assignments = ""
     comment_types: frozenset[str] = frozenset({"comment"})
     #: node types a definition can sit inside whose leading comment documents it
     doc_wrappers: frozenset[str] = frozenset()
@@ -52,7 +55,7 @@ class LanguageRules:
     def query(self) -> tree_sitter.Query:
         """Definitions, calls and imports in one query: one pass over the tree instead of
         three (the traversal, not the matching, dominates a query's cost)."""
-        source = "\n".join((self.definitions, self.calls, self.imports))
+        source = "\n".join((self.definitions, self.calls, self.imports, self.assignments))
         return tree_sitter.Query(get_language(self.language), source)
 
     # -- symbols ---------------------------------------------------------------------------

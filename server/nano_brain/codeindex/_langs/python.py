@@ -26,6 +26,11 @@ class PythonRules(LanguageRules):
     (import_statement) @import
     (import_from_statement) @import
     """
+    assignments = """
+    (assignment
+      left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @assign.target
+      right: (_) @assign.value) @assign
+    """
     self_names = ("self", "cls")
 
     def refine_kind(self, kind: str, node: Node, parent_kind: str | None) -> str | None:

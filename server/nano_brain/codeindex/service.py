@@ -1,0 +1,300 @@
+"""The code index as front ends use it: index, symbols, callers, callees, impact, search, anchors.
+
+``CodeIndex(brain)`` answers from the store (no re-parse per question), so the CLI, MCP tools
+and the language server share one implementation and one set of results. Only confident
+(resolved) calls are reported as callers; calls left unresolved are offered separately as
+``possible_callers`` and labelled as guesses.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidInputError, NotFoundError
+from ..store.code import AnchorRecord, CodeStore, EdgeRecord, SymbolRecord
+from .indexer import Indexer, IndexProgress, IndexReport
+from .resolve import MODULE_CALLER
+from .walk import DEFAULT_MAX_BYTES
+
+if TYPE_CHECKING:
+    from ..brain import Brain
+    from ..models import SearchResponse
+
+log = logging.getLogger(__name__)
+
+MAX_IMPACT_DEPTH = 10
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolInfo:
+    qualified_name: str
+    name: str
+    kind: str
+    path: str
+    language: str | None
+    signature: str
+    docstring: str | None
+    start_line: int
+    end_line: int
+    sha256: str
+    doc_id: str | None = None
+
+    @classmethod
+    def of(cls, rec: SymbolRecord) -> SymbolInfo:
+        return cls(
+            rec.qualified_name, rec.name, rec.kind, rec.path, rec.language, rec.signature,
+            rec.docstring, rec.start_line, rec.end_line, rec.sha256, rec.doc_uid,
+        )  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CallInfo:
+    """One call: ``caller`` (``path::<module>`` for top-level code) calls ``callee``."""
+
+    caller: str
+    callee: str | None
+    name: str
+    expression: str | None
+    how: str | None
+    path: str
+    line: int
+
+    @classmethod
+    def of(cls, edge: EdgeRecord) -> CallInfo:
+        caller = edge.source or f"{edge.path}::{MODULE_CALLER}"
+        return cls(caller, edge.target, edge.name, edge.expression, edge.how, edge.path, edge.line)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorInfo:
+    note_id: str
+    note_title: str | None
+    note_status: str | None
+    qualified_name: str
+    path: str
+    state: str
+    anchored_at: float
+
+    @classmethod
+    def of(cls, rec: AnchorRecord) -> AnchorInfo:
+        return cls(
+            rec.doc_uid, rec.doc_title, rec.doc_status, rec.qualified_name, rec.path,
+            rec.state, rec.created_at,
+        )  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactItem:
+    qualified_name: str
+    depth: int
+    via: str
+    path: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Impact:
+    """Transitive confident callers of ``symbol`` and the notes anchored to any of them."""
+
+    symbol: str
+    depth: int
+    affected: list[ImpactItem] = field(default_factory=list)
+    notes: list[AnchorInfo] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "symbol": self.symbol,
+            "depth": self.depth,
+            "affected": [a.to_dict() for a in self.affected],
+            "notes": [n.to_dict() for n in self.notes],
+        }
+
+
+class CodeIndex:
+    """One workspace's code index, on top of its Brain (store, config, search)."""
+
+    def __init__(
+        self,
+        brain: Brain,
+        *,
+        exclude: Sequence[str] = (),
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        workers: int | None = None,
+    ) -> None:
+        self.brain = brain
+        self.code = CodeStore(brain.store)
+        self._exclude = list(exclude)
+        self._max_bytes = max_bytes
+        self._workers = workers
+
+    # -- indexing ----------------------------------------------------------------------------
+
+    def index(self, progress: IndexProgress | None = None) -> IndexReport:
+        """Bring the index up to date with the workspace (incremental)."""
+        indexer = Indexer(
+            self.brain, workers=self._workers, exclude=self._exclude, max_bytes=self._max_bytes
+        )
+        return indexer.run(progress)
+
+    def counts(self) -> dict[str, int]:
+        return self.code.counts()
+
+    # -- navigation --------------------------------------------------------------------------
+
+    def symbols(self, query: str, kind: str | None = None, limit: int = 100) -> list[SymbolInfo]:
+        """Symbols by qualified name, ``Class.method`` suffix, bare name, else name substring."""
+        query = _clean(query, "query")
+        if limit < 1:
+            raise InvalidInputError("limit must be >= 1")
+        return [SymbolInfo.of(r) for r in self.code.find_symbols(query, kind, limit)]
+
+    def resolve_symbol(self, ref: str) -> SymbolInfo:
+        """The one symbol a reference names (qualified name, ``Class.method`` or bare name)."""
+        ref = _clean(ref, "symbol")
+        exact = self.code.symbol(ref)
+        if exact is not None:
+            return SymbolInfo.of(exact)
+        if "::" in ref:
+            raise NotFoundError(f"no symbol {ref!r} in the code index (run `nano-brain index`?)")
+        found = [r for r in self.code.find_symbols(ref, None, 50) if _names(r, ref)]
+        if not found:
+            raise NotFoundError(f"no symbol {ref!r} in the code index (run `nano-brain index`?)")
+        if len(found) > 1:
+            listed = ", ".join(r.qualified_name for r in found[:10])
+            more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+            raise InvalidInputError(
+                f"{ref!r} names {len(found)} symbols: {listed}{more}; pass a qualified name"
+            )
+        return SymbolInfo.of(found[0])
+
+    def callers(self, symbol: str) -> list[CallInfo]:
+        """Call sites confidently resolved to ``symbol``."""
+        target = self.resolve_symbol(symbol).qualified_name
+        return [CallInfo.of(e) for e in self.code.callers([target])]
+
+    def possible_callers(self, symbol: str, limit: int = 200) -> list[CallInfo]:
+        """Unresolved calls with the same bare name: guesses, never confident callers."""
+        sym = self.resolve_symbol(symbol)
+        return [CallInfo.of(e) for e in self.code.unresolved_calls_named(sym.name, limit)]
+
+    def callees(self, symbol: str, *, include_unresolved: bool = True) -> list[CallInfo]:
+        """Calls made directly inside ``symbol`` (unresolved ones have ``callee`` None).
+
+        ``path::<module>`` names the top-level code of a file.
+        """
+        ref = _clean(symbol, "symbol")
+        if ref.endswith("::" + MODULE_CALLER):
+            edges = self.code.top_level_calls(ref.split("::", 1)[0])
+        else:
+            edges = self.code.callees([self.resolve_symbol(ref).qualified_name])
+        return [CallInfo.of(e) for e in edges if include_unresolved or e.target is not None]
+
+    def impact(self, symbol: str, depth: int = 3) -> Impact:
+        """Who is affected by changing ``symbol``: transitive confident callers, breadth first.
+
+        Each affected symbol appears once, at its smallest distance; top-level code appears as
+        ``path::<module>`` and is not followed further. Notes anchored to the symbol or to any
+        affected one come along, each with its anchor's state (ok / changed / missing).
+        """
+        if not isinstance(depth, int) or depth < 1 or depth > MAX_IMPACT_DEPTH:
+            raise InvalidInputError(f"impact depth must be 1..{MAX_IMPACT_DEPTH}")
+        start = self.resolve_symbol(symbol).qualified_name
+        result = Impact(start, depth)
+        seen = {start}
+        frontier = [start]
+        for level in range(1, depth + 1):
+            nxt: list[str] = []
+            for edge in self.code.callers(frontier):
+                key = edge.source or f"{edge.path}::{MODULE_CALLER}"
+                if key in seen:
+                    continue
+                seen.add(key)
+                result.affected.append(ImpactItem(key, level, edge.target or "", edge.path,
+                                                  edge.line))  # fmt: skip
+                if edge.source is not None:
+                    nxt.append(key)
+            if not nxt:
+                break
+            frontier = nxt
+        result.notes = [AnchorInfo.of(a) for a in self.code.anchors(qualified_names=sorted(seen))]
+        return result
+
+    # -- search --------------------------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 10, mode: str = "hybrid") -> SearchResponse:
+        """Hybrid search over symbol chunks (and indexed docs): ``Brain.search`` with kind=code."""
+        from ..search import validate_request
+
+        request = validate_request(query=query, mode=mode, limit=limit, kind=["code"])
+        return self.brain.search(request)
+
+    # -- anchors -------------------------------------------------------------------------------
+
+    def anchor(self, note: str, symbol: str) -> AnchorInfo:
+        """Attach a note (``#id`` or id) to a symbol, remembering the symbol's current text hash."""
+        doc = self.brain.get(note)
+        sym = self.resolve_symbol(symbol)
+        now = time.time()
+        with self.brain.store.transaction():
+            self.code.add_anchor(doc.id, sym.path, sym.qualified_name, sym.sha256, now)
+            self.brain.store.audit(
+                at=now,
+                actor=self.brain.actor,
+                action="anchor",
+                uid=doc.id,
+                title=doc.title,
+                details={"symbol": sym.qualified_name, "sha256": sym.sha256},
+            )
+        found = self.code.anchors(qualified_names=[sym.qualified_name], doc_uid=doc.id)
+        return AnchorInfo.of(found[0])
+
+    def unanchor(self, note: str, symbol: str) -> bool:
+        doc = self.brain.get(note)
+        with self.brain.store.transaction():
+            return self.code.remove_anchor(doc.id, _clean(symbol, "symbol"))
+
+    def anchors(self, *, symbol: str | None = None, note: str | None = None) -> list[AnchorInfo]:
+        """Anchors of one symbol (by qualified name, present or not), of one note, or all."""
+        names = [_clean(symbol, "symbol")] if symbol is not None else None
+        uid = self.brain.get(note).id if note is not None else None
+        return [AnchorInfo.of(a) for a in self.code.anchors(qualified_names=names, doc_uid=uid)]
+
+    def stale_anchors(self) -> list[AnchorInfo]:
+        """Anchors whose symbol changed text or disappeared since the note was anchored."""
+        return [AnchorInfo.of(a) for a in self.code.anchors() if a.state != "ok"]
+
+    def refresh_anchor(self, note: str, symbol: str) -> AnchorInfo:
+        """A person checked the note against the new code: accept the current symbol text."""
+        return self.anchor(note, symbol)
+
+
+def _clean(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(f"{what} is empty")
+    if len(value) > 1000:
+        raise InvalidInputError(f"{what} is over 1000 characters")
+    return value.strip()
+
+
+def _names(rec: SymbolRecord, ref: str) -> bool:
+    """Whether ``rec`` is named exactly by ``ref`` (not merely containing it)."""
+    local = rec.qualified_name.split("::", 1)[1]
+    if "." in ref:
+        return local == ref or local.endswith("." + ref)
+    return rec.name == ref

@@ -1,0 +1,101 @@
+"""The code index commands, run as the real `nano-brain` executable."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import write_tree
+
+FILES = {
+    ".gitignore": "ignored/\n",
+    "lib/core.py": """
+        def parse(text):
+            '''Split text into words.'''
+            return text.split()
+
+        def count(text):
+            return len(parse(text))
+        """,
+    "lib/cli.py": """
+        from lib.core import count
+
+        def run(argv):
+            return count(argv[0])
+        """,
+    "ignored/x.py": "def hidden():\n    pass\n",
+    "README.md": "# Demo\n\nA word counter.\n",
+}
+
+
+def nb(ws: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NANO_BRAIN_EMBEDDING__PROVIDER="none")
+    exe = Path(sys.executable).with_name("nano-brain")
+    cmd = [str(exe) if exe.exists() else "nano-brain", *args, "--workspace", str(ws)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{cmd} failed ({proc.returncode}): {proc.stderr}")
+    return proc
+
+
+def nb_json(ws: Path, *args: str) -> Any:
+    return json.loads(nb(ws, *args, "--json").stdout)
+
+
+@pytest.fixture
+def ws(workspace: Path) -> Path:
+    write_tree(workspace, FILES)
+    return workspace
+
+
+def test_index_summary_and_incremental_rerun(ws: Path) -> None:
+    first = nb_json(ws, "index")
+    assert (first["new"], first["source_files"], first["text_files"]) == (3, 2, 1)
+    assert first["symbols"] == 3 and first["resolved_calls"] == 2
+    assert first["skipped"] == {"gitignored": 1}
+    assert {"files", "symbols", "edges", "skipped", "seconds"} <= first.keys()
+    second = nb_json(ws, "index")
+    assert (second["unchanged"], second["parsed"]) == (3, 0)
+    text = nb(ws, "index").stdout
+    assert "indexed 3 files" in text and "3 symbols" in text
+
+
+def test_symbols_callers_callees_impact(ws: Path) -> None:
+    nb(ws, "index", "--json")
+    found = nb_json(ws, "symbols", "parse", "--kind", "function")
+    assert [s["qualified_name"] for s in found] == ["lib/core.py::parse"]
+    assert found[0]["docstring"] == "Split text into words."
+    callers = nb_json(ws, "callers", "parse")
+    assert [(c["caller"], c["line"]) for c in callers["callers"]] == [("lib/core.py::count", 7)]
+    callees = nb_json(ws, "callees", "lib/cli.py::run")
+    assert [(c["name"], c["callee"]) for c in callees["callees"]] == [
+        ("count", "lib/core.py::count")
+    ]
+    impact = nb_json(ws, "impact", "parse", "--depth", "2")
+    assert [(a["qualified_name"], a["depth"]) for a in impact["affected"]] == [
+        ("lib/core.py::count", 1),
+        ("lib/cli.py::run", 2),
+    ]
+    human = nb(ws, "impact", "parse").stdout
+    assert "lib/cli.py::run" in human
+    assert "lib/core.py::count" in nb(ws, "callers", "parse").stdout
+
+
+def test_errors_are_one_line_with_exit_codes(ws: Path) -> None:
+    nb(ws, "index", "--json")
+    missing = nb(ws, "callers", "nothing_here", check=False)
+    assert missing.returncode == 3 and "no symbol" in missing.stderr
+    bad = nb(ws, "impact", "parse", "--depth", "0", check=False)
+    assert bad.returncode == 2 and "depth" in bad.stderr
+
+
+def test_lexical_search_sees_indexed_code(ws: Path) -> None:
+    nb(ws, "index", "--json")
+    hits = nb_json(ws, "search", "split", "words", "--kind", "code")
+    assert hits["results"][0]["source_path"] == "code://lib/core.py::parse"
