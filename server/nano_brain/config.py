@@ -98,6 +98,14 @@ class EmbeddingConfig(_Section):
     """Embed a note's chunks before `write` returns (else they wait for the next fill)."""
 
 
+class FusionConfig(_Section):
+    """Reciprocal rank fusion: score = sum of weight / (rrf_k + rank) over the legs."""
+
+    rrf_k: int = Field(5, gt=0)
+    lexical_weight: float = Field(0.3, ge=0)
+    vector_weight: float = Field(1.0, ge=0)
+
+
 class SearchConfig(_Section):
     rrf_k: int = Field(10, gt=0)
     lexical_weight: float = Field(1.5, ge=0)
@@ -108,6 +116,8 @@ class SearchConfig(_Section):
     candidates: int = Field(50, gt=0, le=2000)
     """Candidates each leg contributes to fusion."""
 
+    code_fusion: FusionConfig = Field(default_factory=FusionConfig)
+    """Fusion for code-only queries (kind=code), tuned on CoSQA; the fields above suit notes."""
     usage_boost_weight: float = Field(0.15, ge=0)
     """Phase-1 usage boost in hybrid search; 0 disables it (access is still tracked)."""
     supersede_demotion: float = Field(0.5, ge=0, le=1)

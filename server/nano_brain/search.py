@@ -219,8 +219,11 @@ class SearchPipeline:
     ) -> list[tuple[float, _Candidate, dict[str, Any]]]:
         """Fusion, then boosts in the phase-1 order: recency, decay, usage, supersede."""
         cfg = self._config
-        weights = {"lexical": cfg.lexical_weight, "vector": cfg.vector_weight}
-        best_possible = sum(weights.values()) / (cfg.rrf_k + 1)
+        # code is matched by meaning far more than by words (CoSQA): its own fusion weights
+        fusion = cfg.code_fusion if request.kind == ["code"] else cfg
+        rrf_k = fusion.rrf_k
+        weights = {"lexical": fusion.lexical_weight, "vector": fusion.vector_weight}
+        best_possible = sum(weights.values()) / (rrf_k + 1)
         docs = self._store.get_many((c.doc_id for c in candidates), content=request.include_content)
         now = time.time() if request.as_of is None else parse_instant(request.as_of)
         half_life = parse_duration(cfg.recency_half_life)
@@ -232,7 +235,7 @@ class SearchPipeline:
             if doc is None:
                 continue
             parts = {
-                f"{leg}_rrf": weights[leg] / (cfg.rrf_k + rank) for leg, rank in cand.ranks.items()
+                f"{leg}_rrf": weights[leg] / (rrf_k + rank) for leg, rank in cand.ranks.items()
             }
             fused = sum(parts.values())
             age = max(0.0, now - doc.updated_at)
