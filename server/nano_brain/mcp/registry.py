@@ -28,7 +28,7 @@ from ..errors import InvalidInputError, NanoBrainError
 
 log = logging.getLogger(__name__)
 
-BUILTIN_TOOL_MODULES: tuple[str, ...] = ("nano_brain.mcp.tools_memory",)
+BUILTIN_TOOL_MODULES: tuple[str, ...] = ("nano_brain.mcp.tools_memory", "nano_brain.mcp.tools_code")
 """Modules whose `register(registry)` adds the server's tools (code-index tools: add
 `nano_brain.mcp.tools_code` when it exists)."""
 

@@ -1,0 +1,117 @@
+"""The code-index tools: find symbols, who calls what, what a change affects, code search.
+
+Thin calls into `CodeIndex` (built on the same Brain); the index itself is kept current by
+`nano-brain index` or the editor sidecar.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..brain import Brain
+from ..codeindex.service import MAX_IMPACT_DEPTH, CodeIndex
+from ..models import SearchResponse
+from ..search import MAX_QUERY_CHARS
+from .registry import ToolRegistry
+
+SymbolRef = Field(
+    min_length=1,
+    max_length=1024,
+    description="a qualified name (`pkg/mod.py::Class.method`), `Class.method`, or a bare name "
+    "when it is unique",
+)
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SymbolsInput(_Input):
+    query: str = Field(min_length=1, max_length=1024, description="name, suffix or substring")
+    kind: str | None = Field(None, max_length=32, description="function, class, method, ...")
+    limit: int = Field(50, ge=1, le=500)
+
+
+class SymbolInput(_Input):
+    symbol: str = SymbolRef
+
+
+class ImpactInput(SymbolInput):
+    depth: int = Field(3, ge=1, le=MAX_IMPACT_DEPTH)
+
+
+class CodeSearchInput(_Input):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    max_results: int = Field(10, ge=1, le=100)
+    mode: Literal["hybrid", "lexical", "vector"] = "hybrid"
+
+
+class SymbolsOutput(BaseModel):
+    symbols: list[dict[str, Any]]
+
+
+class CallsOutput(BaseModel):
+    calls: list[dict[str, Any]] = Field(description="caller, callee (None if unresolved), line")
+
+
+class ImpactOutput(BaseModel):
+    symbol: str
+    depth: int
+    affected: list[dict[str, Any]]
+    notes: list[dict[str, Any]] = Field(description="notes anchored to affected symbols")
+
+
+def register(registry: ToolRegistry) -> None:
+    """Add the code-index tools to `registry`."""
+
+    @registry.tool(
+        "code_symbols", title="Find symbols", input=SymbolsInput, output=SymbolsOutput,
+        read_only=True,
+    )  # fmt: skip
+    def code_symbols(brain: Brain, p: SymbolsInput) -> SymbolsOutput:
+        """Find functions, classes, methods and other symbols of this workspace's code by
+        name (qualified name, `Class.method` suffix, bare name or substring), with their file,
+        lines, signature and docstring. Use it to locate code before reading it."""
+        found = CodeIndex(brain).symbols(p.query, p.kind, p.limit)
+        return SymbolsOutput(symbols=[s.to_dict() for s in found])
+
+    @registry.tool(
+        "code_callers", title="Who calls this", input=SymbolInput, output=CallsOutput,
+        read_only=True,
+    )  # fmt: skip
+    def code_callers(brain: Brain, p: SymbolInput) -> CallsOutput:
+        """The call sites that confidently call a symbol (resolved through imports, the same
+        file or `self`); calls that only share the name are not listed. Use it before
+        changing a function's behaviour or signature."""
+        return CallsOutput(calls=[c.to_dict() for c in CodeIndex(brain).callers(p.symbol)])
+
+    @registry.tool(
+        "code_callees", title="What this calls", input=SymbolInput, output=CallsOutput,
+        read_only=True,
+    )  # fmt: skip
+    def code_callees(brain: Brain, p: SymbolInput) -> CallsOutput:
+        """The calls a symbol makes, resolved to their definitions where unambiguous (callee
+        is null otherwise). Use it to understand what a function depends on."""
+        return CallsOutput(calls=[c.to_dict() for c in CodeIndex(brain).callees(p.symbol)])
+
+    @registry.tool(
+        "code_impact", title="Impact of a change", input=ImpactInput, output=ImpactOutput,
+        read_only=True,
+    )  # fmt: skip
+    def code_impact(brain: Brain, p: ImpactInput) -> ImpactOutput:
+        """Who is affected by changing a symbol: its transitive callers up to `depth`, and
+        the notes and decisions anchored to any of them (with whether their code changed
+        since). Use it before a refactor to find the decisions you might break."""
+        return ImpactOutput.model_validate(CodeIndex(brain).impact(p.symbol, p.depth).to_dict())
+
+    @registry.tool(
+        "code_search", title="Search code", input=CodeSearchInput, output=SearchResponse,
+        read_only=True,
+    )  # fmt: skip
+    def code_search(brain: Brain, p: CodeSearchInput) -> SearchResponse:
+        """Search this workspace's indexed code (one result per symbol: signature, docstring
+        and body) by meaning and keywords. Use it to find where something is implemented
+        when you don't know its name."""
+        return CodeIndex(brain).search(p.query, limit=p.max_results, mode=p.mode)
