@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..brain import Brain
+from ..filters import Filters
 from ..harvest import AGENTS, Harvester, HarvestReport
 from ..harvest.harvester import SKIPPED
 from ._app import common_options, emit, main
@@ -117,3 +118,27 @@ def watch(
             )
         except KeyboardInterrupt:
             stop.set()
+
+
+@main.command()
+@click.option("--ticket", help="Only sessions tagged with this ticket id (e.g. ABC-123).")
+@click.option("--limit", "-n", type=int, default=50, show_default=True)
+@common_options
+def sessions(
+    ticket: str | None, limit: int, workspace: Path | None, db: Path | None, as_json: bool
+) -> None:
+    """List this workspace's harvested session summaries, newest first."""
+    tags = (f"ticket:{ticket.strip()}",) if ticket else ()
+    with _open(workspace, db) as brain:
+        docs = brain.list(Filters(kinds=("session",), tags=tags), limit=limit)
+
+    def human() -> None:
+        for doc in docs:
+            tickets = ",".join(t[7:] for t in doc.tags if t.startswith("ticket:"))
+            click.echo(
+                f"#{doc.id}  {doc.updated_at}  {doc.title}" + (f"  [{tickets}]" if tickets else "")
+            )
+        if not docs:
+            click.echo("no sessions")
+
+    emit([d.model_dump() for d in docs], as_json, human)
