@@ -1,4 +1,4 @@
-"""`python -m nano_brain` runs the CLI (editors fall back to it when `nano-brain` is not on PATH)."""
+"""`python -m nano_brain` runs the CLI (editors fall back to it without `nano-brain` on PATH)."""
 
 from .cli import main
 

@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (each module registers its commands)
     config_cmd,
     documents,
     harvest_cmd,
+    lsp_cmd,
     maintenance,
     mcp_cmd,
     memory,

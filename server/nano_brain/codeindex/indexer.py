@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import posixpath
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -176,9 +177,12 @@ def _text_rows(path: str, sha: str, data: bytes, max_chars: int, overlap: int) -
 
 
 def _pool_context() -> Any:
-    # fork starts workers in milliseconds; they only parse (no SQLite, no model threads).
+    # fork starts workers in milliseconds (they only parse), but forking a process that runs
+    # other threads (the editor sidecar) can deadlock the children: use a forkserver there.
     if sys.platform.startswith("linux"):
-        return multiprocessing.get_context("fork")
+        return multiprocessing.get_context(
+            "fork" if threading.active_count() == 1 else "forkserver"
+        )
     return multiprocessing.get_context("spawn")
 
 

@@ -1,0 +1,373 @@
+"""What each LSP feature computes, from a :class:`Context` (folder + buffer) to lsprotocol.
+
+Handlers in :mod:`.server` stay thin: they find the context and call one function here.
+Everything here reads the Brain and the code index through their public methods.
+"""
+
+from __future__ import annotations
+
+import keyword
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from ..codeindex import Symbol
+from ..errors import NanoBrainError
+from ..search import validate_request
+from ..store.code import AnchorRecord
+from ..timeutil import parse_instant
+from .options import InitializationOptions
+from .render import NoteView, RelatedView, clip, hover_markdown, lens_title
+from .text import innermost, path_to_uri, symbols_named, word_at
+from .workspaces import Folder
+
+log = logging.getLogger(__name__)
+
+SOURCE = "nano-brain"
+# Words that name no symbol worth a memory lookup: keywords of the indexed languages.
+_NOISE = frozenset(
+    {
+        *keyword.kwlist,
+        *keyword.softkwlist,
+        "self",
+        "this",
+        "func",
+        "function",
+        "const",
+        "let",
+        "var",
+        "return",
+        "package",
+        "import",
+        "export",
+        "public",
+        "private",
+        "static",
+        "void",
+        "int",
+        "str",
+        "bool",
+        "true",
+        "false",
+        "null",
+        "nil",
+        "new",
+        "fn",
+        "impl",
+        "struct",
+        "string",
+        "type",
+        "interface",
+        "extends",
+        "implements",
+        "default",
+    }  # fmt: skip
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """A document as the sidecar sees it: its folder, path in the index, text and symbols."""
+
+    folder: Folder
+    uri: str
+    rel: str
+    lines: list[str]
+    symbols: list[Symbol]
+
+    def symbol(self, qualified_name: str) -> Symbol | None:
+        return next((s for s in self.symbols if s.qualified_name == qualified_name), None)
+
+
+# -- anchors -----------------------------------------------------------------------------------
+
+
+def anchors_of(folder: Folder, names: list[str]) -> list[AnchorRecord]:
+    """Anchors on these symbols, omitting notes that were deleted."""
+    if not names:
+        return []
+    return [a for a in folder.index.code.anchors(qualified_names=names) if a.doc_status]
+
+
+def staleness(anchor: AnchorRecord, ctx: Context | None) -> str | None:
+    """None when the anchored code is as it was; else ``changed`` or ``missing``.
+
+    The open buffer wins over the index: an unsaved edit already makes a note stale.
+    """
+    live = ctx.symbol(anchor.qualified_name) if ctx and anchor.path == ctx.rel else None
+    if live is not None:
+        return None if live.sha256 == anchor.symbol_sha256 else "changed"
+    if ctx is not None and anchor.path == ctx.rel and ctx.symbols:
+        return "missing"  # the file is open and parsed, and the symbol is not in it
+    state = anchor.state
+    return None if state == "ok" else state
+
+
+def note_views(
+    folder: Folder, anchors: list[AnchorRecord], ctx: Context | None, snippet_chars: int
+) -> list[NoteView]:
+    views: list[NoteView] = []
+    for anchor in anchors:
+        try:
+            doc = folder.brain.get(anchor.doc_uid)
+        except NanoBrainError:
+            continue
+        body = (doc.content or "").strip()
+        if body.startswith(doc.title):
+            body = body[len(doc.title) :]
+        views.append(
+            NoteView(
+                id=doc.id,
+                title=doc.title,
+                status=doc.status,
+                tags=tuple(doc.tags),
+                collection=doc.collection,
+                created_at=parse_instant(doc.created_at),
+                snippet=clip(body, snippet_chars),
+                symbol=anchor.qualified_name,
+                stale=staleness(anchor, ctx),
+            )
+        )
+    return views
+
+
+# -- hover ---------------------------------------------------------------------------------------
+
+
+def hover(ctx: Context, position: lsp.Position, options: InitializationOptions) -> lsp.Hover | None:
+    """Notes anchored to the symbol under the cursor, then related memories; None if neither."""
+    opts = options.hover
+    word = word_at(ctx.lines, position.line, position.character)
+    if not word:
+        return None
+    line = position.line + 1
+    named = symbols_named(ctx.symbols, word, line)
+    targets: list[tuple[str, str]] = [(s.qualified_name, s.signature) for s in named[:3]]
+    if not targets:
+        found = ctx.folder.index.code.find_symbols(word, None, 5)
+        targets = [(r.qualified_name, r.signature) for r in found if r.name == word][:3]
+    anchors = anchors_of(ctx.folder, [qn for qn, _ in targets])
+    notes = note_views(ctx.folder, anchors, ctx, opts.snippet_chars)[: opts.max_notes]
+    related: list[RelatedView] = []
+    if opts.max_related and word not in _NOISE and len(word) >= 3:
+        signature = targets[0][1] if targets else ""
+        related = related_memories(
+            ctx.folder,
+            f"{word} {signature}".strip(),
+            exclude={n.id for n in notes},
+            limit=opts.max_related,
+            min_similarity=opts.min_similarity,
+            snippet_chars=opts.snippet_chars,
+        )
+    symbol = targets[0][0].split("::", 1)[-1] if targets and notes else None
+    text = hover_markdown(symbol, notes, related)
+    if text is None:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+
+def related_memories(
+    folder: Folder,
+    query: str,
+    *,
+    exclude: set[str],
+    limit: int,
+    min_similarity: float,
+    snippet_chars: int,
+) -> list[RelatedView]:
+    """Notes and session summaries related to ``query``, only ones that actually relate.
+
+    ``track=False``: hovers fire as the pointer moves, not because someone chose to read a
+    memory, so counting them would let the mouse drive the usage boost. Explicit searches
+    (``nano-brain/search``, the searchRelated command) do count.
+    """
+    try:
+        request = validate_request(
+            query=query[:400], limit=limit + len(exclude) + 3, kind=["note", "session"],
+            explain=True, track=False,
+        )  # fmt: skip
+        response = folder.brain.search(request)
+    except NanoBrainError as exc:
+        log.info("related search failed: %s", exc)
+        return []
+    out: list[RelatedView] = []
+    for hit in response.results:
+        if hit.id in exclude:
+            continue
+        explain: dict[str, Any] = hit.explain or {}
+        lexical = "lexical" in explain.get("ranks", {})
+        similarity = float(explain.get("leg_scores", {}).get("vector", 0.0))
+        if not lexical and similarity < min_similarity:
+            continue
+        out.append(
+            RelatedView(
+                hit.id,
+                hit.title,
+                hit.kind,
+                hit.status,
+                hit.updated_at,
+                clip(hit.snippet, snippet_chars),
+            )  # fmt: skip
+        )
+        if len(out) >= limit:
+            break
+    return out
+
+
+# -- code lens and diagnostics ---------------------------------------------------------------------
+
+
+def code_lenses(ctx: Context) -> list[lsp.CodeLens]:
+    """ "N notes" above each symbol of the buffer that has anchored notes."""
+    anchors = anchors_of(ctx.folder, [s.qualified_name for s in ctx.symbols])
+    by_symbol: dict[str, list[AnchorRecord]] = defaultdict(list)
+    for a in anchors:
+        by_symbol[a.qualified_name].append(a)
+    lenses: list[lsp.CodeLens] = []
+    for sym in ctx.symbols:
+        found = by_symbol.get(sym.qualified_name)
+        if not found:
+            continue
+        stale = sum(1 for a in found if staleness(a, ctx))
+        line = sym.start_line - 1
+        lenses.append(
+            lsp.CodeLens(
+                range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)),
+                command=lsp.Command(
+                    title=lens_title(len(found), stale),
+                    command="nano-brain.notes",
+                    arguments=[{"symbol": sym.qualified_name, "root": str(ctx.folder.root)}],
+                ),
+            )
+        )
+    return lenses
+
+
+def stale_diagnostics(ctx: Context) -> list[lsp.Diagnostic]:
+    """A Hint on each symbol of this file whose anchored notes may no longer match the code."""
+    names = [s.qualified_name for s in ctx.symbols]
+    in_file = [a for a in anchors_of_file(ctx) if a.qualified_name not in names]
+    out: list[lsp.Diagnostic] = []
+    for a in [*anchors_of(ctx.folder, names), *in_file]:
+        state = staleness(a, ctx)
+        if not state:
+            continue
+        sym = ctx.symbol(a.qualified_name)
+        line = sym.start_line - 1 if sym else 0
+        what = "changed since" if state == "changed" else "is gone since"
+        out.append(
+            lsp.Diagnostic(
+                range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)),
+                message=f'note #{a.doc_uid} "{a.doc_title}" may be stale: '
+                f"{a.qualified_name.split('::', 1)[-1]} {what} it was written",
+                severity=lsp.DiagnosticSeverity.Hint,
+                source=SOURCE,
+                code="stale-anchor",
+                data={"note": a.doc_uid, "symbol": a.qualified_name},
+            )
+        )
+    return out
+
+
+def anchors_of_file(ctx: Context) -> list[AnchorRecord]:
+    return [a for a in ctx.folder.index.code.anchors() if a.path == ctx.rel and a.doc_status]
+
+
+# -- code actions ------------------------------------------------------------------------------
+
+
+def code_actions(ctx: Context, rng: lsp.Range) -> list[lsp.CodeAction]:
+    """The memory actions for a selection (or the cursor): each one runs a command."""
+    first, last = rng.start.line + 1, max(rng.start.line, _last_line(rng)) + 1
+    sym = innermost(ctx.symbols, first, last)
+    where = {"uri": ctx.uri, "range": _range_json(rng)}
+    actions: list[lsp.CodeAction] = []
+    has_selection = rng.start != rng.end
+
+    def add(title: str, command: str, args: dict[str, Any]) -> None:
+        actions.append(
+            lsp.CodeAction(
+                title=title,
+                kind=lsp.CodeActionKind.Empty,
+                command=lsp.Command(title=title, command=command, arguments=[args]),
+            )
+        )
+
+    if has_selection:
+        add("nano-brain: Save selection as note", "nano-brain.saveSelection", where)
+    add("nano-brain: Record decision…", "nano-brain.recordDecision", where)
+    if sym is not None:
+        for a in anchors_of(ctx.folder, [sym.qualified_name]):
+            if a.doc_status != "active":
+                continue
+            label = clip(a.doc_title or a.doc_uid, 40)
+            old = {**where, "old": a.doc_uid}
+            retract = {"id": a.doc_uid, "uri": ctx.uri, "reason": "marked stale from the editor"}
+            add(f"nano-brain: Supersede note #{a.doc_uid} ({label})…", "nano-brain.supersede", old)
+            add(f"nano-brain: Retract note #{a.doc_uid} ({label})", "nano-brain.retract", retract)
+    query = sym.name if sym else None
+    add("nano-brain: Search related memory", "nano-brain.searchRelated",
+        {**where, **({"query": query} if query else {})})  # fmt: skip
+    return actions
+
+
+def _last_line(rng: lsp.Range) -> int:
+    # a selection ending at column 0 of a line does not include that line
+    if rng.end.character == 0 and rng.end.line > rng.start.line:
+        return rng.end.line - 1
+    return rng.end.line
+
+
+def _range_json(rng: lsp.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": rng.start.line, "character": rng.start.character},
+        "end": {"line": rng.end.line, "character": rng.end.character},
+    }
+
+
+# -- workspace symbols ---------------------------------------------------------------------------
+
+
+def workspace_symbols(
+    folders: list[Folder], query: str, limit: int = 200
+) -> list[lsp.WorkspaceSymbol]:
+    if not query.strip():
+        return []
+    out: list[lsp.WorkspaceSymbol] = []
+    for folder in folders:
+        try:
+            found = folder.index.symbols(query, limit=limit)
+        except NanoBrainError:
+            continue
+        for s in found:
+            uri = path_to_uri(folder.root / Path(s.path))
+            rng = lsp.Range(lsp.Position(s.start_line - 1, 0), lsp.Position(s.end_line - 1, 0))
+            out.append(
+                lsp.WorkspaceSymbol(
+                    name=s.name,
+                    kind=_SYMBOL_KINDS.get(s.kind, lsp.SymbolKind.Variable),
+                    location=lsp.Location(uri=uri, range=rng),
+                    container_name=s.qualified_name.split("::", 1)[-1].rpartition(".")[0] or s.path,
+                )
+            )
+    return out[:limit]
+
+
+_SYMBOL_KINDS = {
+    "function": lsp.SymbolKind.Function,
+    "method": lsp.SymbolKind.Method,
+    "class": lsp.SymbolKind.Class,
+    "interface": lsp.SymbolKind.Interface,
+    "struct": lsp.SymbolKind.Struct,
+    "enum": lsp.SymbolKind.Enum,
+    "trait": lsp.SymbolKind.Interface,
+    "type": lsp.SymbolKind.TypeParameter,
+    "constant": lsp.SymbolKind.Constant,
+    "variable": lsp.SymbolKind.Variable,
+    "module": lsp.SymbolKind.Module,
+    "macro": lsp.SymbolKind.Function,
+}

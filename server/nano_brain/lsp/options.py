@@ -1,0 +1,111 @@
+"""initializationOptions: a tree of small typed models, each field with a safe default.
+
+Editors send whatever their users typed into a settings file. A typo must not stop the
+server, so each invalid value is dropped (its default used) and reported once through
+``window/showMessage`` and ``window/logMessage`` by the server; :func:`parse_options` is pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class HoverOptions(_Section):
+    enabled: bool = True
+    max_notes: int = Field(5, ge=1, le=50, description="anchored notes shown per hover")
+    max_related: int = Field(3, ge=0, le=20, description="related memories (0: none)")
+    min_similarity: float = Field(
+        0.45,
+        ge=0.0,
+        le=1.0,
+        description="vector similarity a related memory needs when "
+        "its words do not match (keeps hovers on unrelated words empty)",
+    )
+    snippet_chars: int = Field(160, ge=40, le=1000)
+
+
+class IndexOptions(_Section):
+    enabled: bool = True
+    embed: bool = Field(True, description="embed symbol chunks after indexing (vector leg)")
+    exclude: list[str] = Field(default_factory=list, description="gitignore-style patterns")
+    debounce_ms: int = Field(300, ge=0, le=60_000, description="wait after a save before indexing")
+    workers: int = Field(
+        1,
+        ge=1,
+        le=1,
+        description="parse processes; 1 until the indexer's pool avoids fork() "
+        "(forking this threaded server deadlocked the workers)",
+    )
+
+
+class McpOptions(_Section):
+    transport: Literal["unix", "tcp", "off"] = Field(
+        "unix", description="serve MCP to agents on a 0600 unix socket, a loopback port, or not"
+    )
+    port: int = Field(0, ge=0, le=65535, description="tcp port (0: a free one)")
+
+
+class InitializationOptions(_Section):
+    """What a client may send as ``initializationOptions`` (every key optional)."""
+
+    hover: HoverOptions = Field(default_factory=HoverOptions)
+    index: IndexOptions = Field(default_factory=IndexOptions)
+    mcp: McpOptions = Field(default_factory=McpOptions)
+    code_lens: bool = True
+    diagnostics: bool = True
+    log_level: Literal["error", "warning", "info", "debug"] = "info"
+
+
+def parse_options(raw: Any) -> tuple[InitializationOptions, list[str]]:
+    """Validate ``raw``; every invalid value falls back to its default and yields a message."""
+    if raw is None:
+        return InitializationOptions(), []
+    if not isinstance(raw, dict):
+        return InitializationOptions(), [
+            f"initializationOptions must be an object, got {type(raw).__name__}; using defaults"
+        ]
+    data: dict[str, Any] = _copy(raw)
+    problems: list[str] = []
+    for _ in range(50):  # each pass drops at least one bad value
+        try:
+            return InitializationOptions.model_validate(data), problems
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = [str(p) for p in err["loc"]]
+                where = ".".join(loc)
+                got = err.get("input")
+                shown = "" if err["type"] == "extra_forbidden" else f" (got {got!r})"
+                problems.append(f"initializationOptions.{where}: {err['msg']}{shown}; default used")
+                _drop(data, err["loc"])
+    return InitializationOptions(), [*problems, "initializationOptions unusable; defaults used"]
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _drop(data: dict[str, Any], loc: tuple[int | str, ...]) -> None:
+    """Remove the value at ``loc`` (a list item's bad element drops the whole list)."""
+    node: Any = data
+    for i, key in enumerate(loc):
+        last = i == len(loc) - 1
+        if isinstance(node, dict) and key in node:
+            if last or not isinstance(node[key], dict | list):
+                del node[key]
+                return
+            if isinstance(node[key], list):
+                del node[key]
+                return
+            node = node[key]
+        else:
+            return

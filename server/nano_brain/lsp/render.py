@@ -1,0 +1,101 @@
+"""Pure rendering: anchored notes and related memories to hover Markdown and short labels."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+DECISION_TAGS = frozenset({"decision", "auto:architecture-decision"})
+
+
+@dataclass(frozen=True, slots=True)
+class NoteView:
+    """One anchored note as a hover shows it."""
+
+    id: str
+    title: str
+    status: str
+    tags: tuple[str, ...]
+    collection: str
+    created_at: float
+    snippet: str
+    symbol: str
+    stale: str | None  # None, "changed" or "missing"
+
+    @property
+    def is_decision(self) -> bool:
+        return self.collection == "decisions" or bool(DECISION_TAGS & set(self.tags))
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedView:
+    id: str
+    title: str
+    kind: str
+    status: str
+    updated_at: str
+    snippet: str
+
+
+def order_notes(notes: list[NoteView]) -> list[NoteView]:
+    """Decisions first, then active before others, newest first within each group."""
+    rank = {"active": 0, "unreviewed": 1, "superseded": 2, "retracted": 3}
+    return sorted(
+        notes, key=lambda n: (not n.is_decision, rank.get(n.status, 4), -n.created_at, n.id)
+    )
+
+
+def age(seconds_ago: float) -> str:
+    """A short human age: 45s, 12m, 3h, 5d, 7w, 14mo, 2y."""
+    s = max(0.0, seconds_ago)
+    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("w", 7 * 86400), ("d", 86400),
+                       ("h", 3600), ("m", 60)):  # fmt: skip
+        if s >= size:
+            return f"{int(s // size)}{unit}"
+    return f"{int(s)}s"
+
+
+def clip(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def hover_markdown(
+    symbol: str | None,
+    notes: list[NoteView],
+    related: list[RelatedView],
+    *,
+    now: float | None = None,
+) -> str | None:
+    """The hover text, or None when there is nothing worth a hover box."""
+    if not notes and not related:
+        return None
+    now = time.time() if now is None else now
+    out: list[str] = []
+    if notes:
+        head = f"**nano-brain** · {len(notes)} note{'s' if len(notes) != 1 else ''}"
+        out.append(head + (f" on `{symbol}`" if symbol else ""))
+        for n in order_notes(notes):
+            badges = ["decision"] if n.is_decision else []
+            if n.status != "active":
+                badges.append(n.status)
+            if n.stale:
+                badges.append("⚠ may be stale: code " + ("removed" if n.stale == "missing"
+                                                          else "changed since"))  # fmt: skip
+            badge = f" _({', '.join(badges)})_" if badges else ""
+            out.append(f"- **{n.title}** `#{n.id}` · {age(now - n.created_at)} ago{badge}")
+            if n.snippet:
+                out.append(f"  > {n.snippet}")
+    if related:
+        out.append("**Related memory**")
+        for r in related:
+            status = f" _({r.status})_" if r.status != "active" else ""
+            out.append(f"- {r.title} `#{r.id}` · {r.kind}, {r.updated_at[:10]}{status}")
+            if r.snippet:
+                out.append(f"  > {r.snippet}")
+    return "\n".join(out)
+
+
+def lens_title(count: int, stale: int) -> str:
+    text = f"{count} note{'s' if count != 1 else ''}"
+    return text + (f" ({stale} may be stale)" if stale else "")

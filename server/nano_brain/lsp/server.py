@@ -1,0 +1,595 @@
+"""The nano-brain language server: a typed ``LanguageServer`` subclass built by a factory.
+
+State lives on the server object (open folders, options, parsed buffers, MCP sidecars), never
+in module globals, so each test builds a fresh server. Handlers are thin: they find the
+document's :class:`~.features.Context` and call one function of :mod:`.features` or
+:mod:`.commands`. Blocking work (SQLite, the embedding model, parsing) runs on pygls's thread
+pool; indexing runs on its own single thread so hovers are answered while it works.
+Nothing is ever printed: stdout carries the protocol, logs go to the client (logMessage).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..codeindex import Symbol
+from ..errors import NanoBrainError
+from . import commands as cmd
+from . import features
+from .mcp_sidecar import McpSidecar
+from .options import InitializationOptions, parse_options
+from .text import parse_buffer, uri_to_path
+from .workspaces import Folder, Folders
+
+log = logging.getLogger("nano_brain")
+
+SEARCH_REQUEST = "nano-brain/search"
+INDEX_STATUS_REQUEST = "nano-brain/indexStatus"
+
+
+class NanoBrainServer(LanguageServer):
+    """Typed server state; see the module docstring for the threading rules."""
+
+    def __init__(self) -> None:
+        super().__init__("nano-brain", __version__, max_workers=4)
+        self.options = InitializationOptions()
+        self.folders = Folders()
+        self.sidecars: dict[Path, McpSidecar] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.indexer = ThreadPoolExecutor(1, thread_name_prefix="nano-brain-index")
+        self._buffers: dict[str, tuple[int | None, Folder, str, list[str], list[Symbol]]] = {}
+        self._buffers_lock = threading.Lock()
+        self._timers: dict[Path, threading.Timer] = {}
+        self.stopping = False
+        """Set on shutdown: nothing more is sent (the client may stop reading any moment)."""
+
+    # -- talking to the client from any thread ---------------------------------------------
+
+    def post(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn`` on the event loop: writes to stdout happen from one thread only."""
+        if self.stopping or self.loop is None or self.loop.is_closed():
+            return
+        if threading.current_thread() is threading.main_thread():
+            fn(*args)
+        else:
+            self.loop.call_soon_threadsafe(fn, *args)
+
+    def log_to_client(self, level: lsp.MessageType, text: str) -> None:
+        self.post(self.window_log_message, lsp.LogMessageParams(type=level, message=text))
+
+    def tell_user(self, level: lsp.MessageType, text: str) -> None:
+        self.post(self.window_show_message, lsp.ShowMessageParams(type=level, message=text))
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def context(self, uri: str) -> features.Context | None:
+        """The document's folder, path, lines and symbols (parsed once per version)."""
+        doc = self.workspace.get_text_document(uri)
+        version = doc.version
+        with self._buffers_lock:
+            cached = self._buffers.get(uri)
+        if cached is not None and cached[0] == version and version is not None:
+            _, folder, rel, lines, symbols = cached
+            return features.Context(folder, uri, rel, lines, symbols)
+        path = uri_to_path(uri)
+        folder = self.folders.for_path(path) if path else None
+        if folder is None or path is None:
+            return None
+        rel = folder.rel(path)
+        if rel is None:
+            return None
+        try:
+            source = doc.source
+        except OSError:
+            return None
+        lines = source.splitlines()
+        symbols = parse_buffer(rel, source)
+        with self._buffers_lock:
+            self._buffers[uri] = (version, folder, rel, lines, symbols)
+        return features.Context(folder, uri, rel, lines, symbols)
+
+    def forget_buffer(self, uri: str) -> None:
+        with self._buffers_lock:
+            self._buffers.pop(uri, None)
+
+    def folder_for(self, uri: str | None, root: str | None) -> Folder:
+        if uri:
+            path = uri_to_path(uri)
+            folder = self.folders.for_path(path) if path else None
+            if folder is None:
+                raise NanoBrainError(f"{uri} is in no open workspace folder")
+            return folder
+        if root:
+            folder = self.folders.for_path(Path(root))
+            if folder is None:
+                raise NanoBrainError(f"{root} is no open workspace folder")
+            return folder
+        folders = self.folders.all()
+        if len(folders) != 1:
+            raise NanoBrainError("several workspace folders are open: pass `uri` or `root`")
+        return folders[0]
+
+    # -- folders, indexing, MCP ---------------------------------------------------------------
+
+    def open_folder(self, root: Path) -> None:
+        try:
+            folder = self.folders.open(root, self.options)
+        except NanoBrainError as exc:
+            self.tell_user(lsp.MessageType.Error, f"nano-brain: cannot open {root}: {exc}")
+            return
+        if folder is None:
+            return
+        for warning in folder.brain.config_warnings:
+            self.log_to_client(lsp.MessageType.Warning, f"{root}: {warning}")
+        self.log_to_client(lsp.MessageType.Info, f"opened {root} (store {folder.brain.store.path})")
+        if self.options.index.enabled:
+            self.schedule_index(folder, delay=0.0)
+        else:
+            folder.indexed_once.set()
+        if self.options.mcp.transport != "off":
+            self.indexer.submit(self._start_mcp, folder)
+
+    def close_folder(self, root: Path) -> None:
+        folder = self.folders.close(root)
+        if folder is None:
+            return
+        sidecar = self.sidecars.pop(folder.root, None)
+        if sidecar is not None:
+            sidecar.stop()
+        self.indexer.submit(folder.close)  # after any index pass queued before it
+
+    def _start_mcp(self, folder: Folder) -> None:
+        try:
+            sidecar = McpSidecar(
+                folder.brain, transport=self.options.mcp.transport, port=self.options.mcp.port
+            )
+            endpoint = sidecar.start()
+        except Exception as exc:  # agents lose MCP; the editor keeps working
+            self.log_to_client(lsp.MessageType.Warning, f"MCP for {folder.root} not started: {exc}")
+            return
+        self.sidecars[folder.root] = sidecar
+        self.log_to_client(
+            lsp.MessageType.Info, f"MCP for {folder.root} on {endpoint.socket or endpoint.url}"
+        )
+
+    def schedule_index(self, folder: Folder, *, delay: float | None = None) -> None:
+        """Index ``folder`` soon; changes arriving meanwhile coalesce into one more pass."""
+        if not self.options.index.enabled:
+            return
+        wait = self.options.index.debounce_ms / 1000 if delay is None else delay
+        with folder.lock:
+            if folder.indexing:
+                folder.dirty = True
+                return
+            old = self._timers.pop(folder.root, None)
+            if old is not None:
+                old.cancel()
+            if wait <= 0:
+                folder.indexing = True
+                self.indexer.submit(self._index, folder)
+                return
+            timer = threading.Timer(wait, self._start_index, (folder,))
+            timer.daemon = True
+            self._timers[folder.root] = timer
+            timer.start()
+
+    def _start_index(self, folder: Folder) -> None:
+        with folder.lock:
+            self._timers.pop(folder.root, None)
+            if folder.indexing:
+                folder.dirty = True
+                return
+            folder.indexing = True
+        self.indexer.submit(self._index, folder)
+
+    def _index(self, folder: Folder) -> None:
+        """One index pass with work-done progress; then embeddings; then stale hints."""
+        token = f"nano-brain-index-{uuid.uuid4().hex[:8]}"
+        progress = Progress(self, token, f"nano-brain: indexing {folder.root.name}")
+        try:
+            progress.begin()
+            report = folder.index.index(progress.phase)
+            folder.last_report = report
+            message = (
+                f"{report.files} files, {report.symbols} symbols "
+                f"({report.new} new, {report.changed} changed, {report.deleted} deleted)"
+            )
+            if self.options.index.embed and report.pending_embeddings:
+                try:
+                    folder.brain.embed_pending(progress=progress.embedding)
+                except NanoBrainError as exc:
+                    self.log_to_client(lsp.MessageType.Info, f"not embedding code: {exc}")
+            progress.end(message)
+            self.log_to_client(lsp.MessageType.Info, f"indexed {folder.root}: {message}")
+        except Exception as exc:
+            log.exception("indexing %s failed", folder.root)
+            progress.end(f"failed: {exc}")
+            self.log_to_client(lsp.MessageType.Error, f"indexing {folder.root} failed: {exc}")
+        finally:
+            folder.indexed_once.set()
+            with folder.lock:
+                folder.indexing = False
+                again = folder.dirty
+                folder.dirty = False
+            self.refresh_open_documents(folder)
+        if again:
+            self.schedule_index(folder)
+
+    def refresh_open_documents(self, folder: Folder) -> None:
+        """Re-publish stale-anchor hints and ask for fresh code lenses after the index moved."""
+        for uri in list(self.workspace.text_documents):
+            ctx = self.context(uri)
+            if ctx is not None and ctx.folder is folder:
+                self.publish(ctx)
+        if self._supports_lens_refresh():
+            self.post(lambda: self.workspace_code_lens_refresh(None))
+
+    def publish(self, ctx: features.Context) -> None:
+        if not self.options.diagnostics:
+            return
+        try:
+            diags = features.stale_diagnostics(ctx)
+        except NanoBrainError as exc:
+            log.info("no diagnostics for %s: %s", ctx.uri, exc)
+            return
+        params = lsp.PublishDiagnosticsParams(uri=ctx.uri, diagnostics=diags)
+        self.post(self.text_document_publish_diagnostics, params)
+
+    def _supports_lens_refresh(self) -> bool:
+        caps = self.client_capabilities.workspace
+        lens = caps.code_lens if caps else None
+        return bool(lens and lens.refresh_support)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log only. pygls's default shows the error to the user with window/showMessage;
+        when the error is a broken pipe that send fails too, and reports itself again,
+        recursing until stderr fills and the process can no longer exit."""
+        log.debug("server error (%s): %s", getattr(source, "__name__", source), error)
+
+    def stop_all(self) -> None:
+        self.stopping = True
+        for timer in list(self._timers.values()):
+            timer.cancel()
+        for sidecar in list(self.sidecars.values()):
+            sidecar.stop()
+        self.sidecars.clear()
+        self.indexer.shutdown(wait=False, cancel_futures=True)
+
+
+class Progress:
+    """Work-done progress for one index pass: begin, report (with counts), end.
+
+    Only used when the client announced ``window.workDoneProgress``; the token is created
+    with ``window/workDoneProgress/create`` first, as the protocol requires.
+    """
+
+    def __init__(self, server: NanoBrainServer, token: str, title: str) -> None:
+        self.server = server
+        self.token = token
+        self.title = title
+        caps = server.client_capabilities.window
+        self.enabled = bool(caps and caps.work_done_progress)
+        self._last = ""
+
+    def begin(self) -> None:
+        if not self.enabled:
+            return
+        created = threading.Event()
+        self.server.post(
+            lambda: self.server.work_done_progress.create(self.token, lambda *_: created.set())
+        )
+        if not created.wait(5):
+            self.enabled = False
+            return
+        self.server.post(
+            self.server.work_done_progress.begin,
+            self.token,
+            lsp.WorkDoneProgressBegin(
+                title=self.title, message="scanning", percentage=0, cancellable=False
+            ),  # fmt: skip
+        )
+
+    def phase(self, phase: str, done: int, total: int) -> None:
+        if phase == "scan" and total == 0:
+            message, pct = f"scanning: {done} files", 0
+        else:
+            pct = int(100 * done / total) if total else 100
+            message = f"{phase}: {done}/{total}"
+        self._report(message, pct)
+
+    def embedding(self, done: int, total: int) -> None:
+        self._report(f"embedding: {done}/{total}", int(100 * done / total) if total else 100)
+
+    def _report(self, message: str, pct: int) -> None:
+        if not self.enabled or message == self._last:
+            return
+        self._last = message
+        self.server.post(
+            self.server.work_done_progress.report,
+            self.token,
+            lsp.WorkDoneProgressReport(message=message, percentage=min(100, pct)),
+        )
+
+    def end(self, message: str) -> None:
+        if self.enabled:
+            self.server.post(
+                self.server.work_done_progress.end,
+                self.token,
+                lsp.WorkDoneProgressEnd(message=message),
+            )
+
+
+class _ClientLogHandler(logging.Handler):
+    """Forwards the package's log records to the client as window/logMessage."""
+
+    _LEVELS = {
+        logging.ERROR: lsp.MessageType.Error,
+        logging.WARNING: lsp.MessageType.Warning,
+        logging.INFO: lsp.MessageType.Info,
+        logging.DEBUG: lsp.MessageType.Log,
+    }
+
+    def __init__(self, server: NanoBrainServer) -> None:
+        super().__init__()
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            level = self._LEVELS.get(record.levelno, lsp.MessageType.Log)
+            if record.levelno >= logging.ERROR:
+                level = lsp.MessageType.Error
+            self.server.log_to_client(level, self.format(record))
+        except Exception:  # a log line must never break the server
+            pass
+
+
+def build_server() -> NanoBrainServer:
+    """A fresh server with every feature registered (one per process or per test)."""
+    server = NanoBrainServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: NanoBrainServer, params: lsp.InitializeParams) -> None:
+        ls.loop = asyncio.get_event_loop()
+        ls.options, problems = parse_options(params.initialization_options)
+        handler = _ClientLogHandler(ls)
+        handler.setLevel(ls.options.log_level.upper())
+        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        pkg = logging.getLogger("nano_brain")
+        pkg.addHandler(handler)
+        pkg.setLevel(min(pkg.level or logging.WARNING, handler.level))
+        for problem in problems:
+            ls.window_show_message(
+                lsp.ShowMessageParams(
+                    type=lsp.MessageType.Warning, message=f"nano-brain: {problem}"
+                )
+            )
+            ls.window_log_message(
+                lsp.LogMessageParams(type=lsp.MessageType.Warning, message=problem)
+            )
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(ls: NanoBrainServer, params: lsp.InitializedParams) -> None:
+        roots = [uri_to_path(f.uri) for f in (ls.workspace.folders or {}).values()]
+        if not roots and ls.workspace.root_path:
+            roots = [Path(ls.workspace.root_path)]
+        for root in roots:
+            if root is not None:
+                ls.thread_pool.submit(ls.open_folder, root)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: NanoBrainServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+        for removed in params.event.removed:
+            path = uri_to_path(removed.uri)
+            if path is not None:
+                ls.thread_pool.submit(ls.close_folder, path)
+        for added in params.event.added:
+            path = uri_to_path(added.uri)
+            if path is not None:
+                ls.thread_pool.submit(ls.open_folder, path)
+
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(ls: NanoBrainServer, params: None) -> None:
+        ls.stop_all()
+
+    # -- documents ---------------------------------------------------------------------------
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    @server.thread()
+    def did_open(ls: NanoBrainServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ctx = ls.context(params.text_document.uri)
+        if ctx is not None:
+            ls.publish(ctx)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    @server.thread()
+    def did_change(ls: NanoBrainServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        ctx = ls.context(params.text_document.uri)
+        if ctx is not None:
+            ls.publish(ctx)  # the buffer is re-parsed: unsaved edits show as stale at once
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: NanoBrainServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        path = uri_to_path(params.text_document.uri)
+        folder = ls.folders.for_path(path) if path else None
+        if folder is not None:
+            ls.schedule_index(folder)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: NanoBrainServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.forget_buffer(params.text_document.uri)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: NanoBrainServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        for folder in {
+            f
+            for change in params.changes
+            if (p := uri_to_path(change.uri)) and (f := ls.folders.for_path(p))
+        }:
+            ls.schedule_index(folder)
+
+    # -- features ----------------------------------------------------------------------------
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @server.thread()
+    def hover(ls: NanoBrainServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        if not ls.options.hover.enabled:
+            return None
+        ctx = ls.context(params.text_document.uri)
+        return features.hover(ctx, params.position, ls.options) if ctx else None
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.Empty]),
+    )
+    @server.thread()
+    def code_action(ls: NanoBrainServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        ctx = ls.context(params.text_document.uri)
+        return features.code_actions(ctx, params.range) if ctx else []
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+    @server.thread()
+    def code_lens(ls: NanoBrainServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        if not ls.options.code_lens:
+            return []
+        ctx = ls.context(params.text_document.uri)
+        return features.code_lenses(ctx) if ctx else []
+
+    @server.feature(lsp.WORKSPACE_SYMBOL)
+    @server.thread()
+    def workspace_symbol(
+        ls: NanoBrainServer, params: lsp.WorkspaceSymbolParams
+    ) -> list[lsp.WorkspaceSymbol]:
+        return features.workspace_symbols(ls.folders.all(), params.query)
+
+    @server.feature(SEARCH_REQUEST)
+    @server.thread()
+    def search_request(ls: NanoBrainServer, params: Any) -> dict[str, Any]:
+        return _run(ls, cmd.SearchArgs, params, _search)
+
+    @server.feature(INDEX_STATUS_REQUEST)
+    @server.thread()
+    def index_status(ls: NanoBrainServer, params: Any) -> dict[str, Any]:
+        return {
+            "folders": [
+                {
+                    "root": str(f.root),
+                    "store": str(f.brain.store.path),
+                    "indexing": f.indexing,
+                    "indexed": f.indexed_once.is_set(),
+                    "counts": f.index.counts(),
+                    "mcp": (
+                        s.endpoint.socket or s.endpoint.url
+                        if (s := ls.sidecars.get(f.root)) and s.endpoint
+                        else None
+                    ),
+                }
+                for f in ls.folders.all()
+            ]
+        }
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def command(name: str, model: type[Any], impl: Callable[..., dict[str, Any]]) -> None:
+        @server.command(name)
+        @server.thread()
+        def run(ls: NanoBrainServer, *args: Any) -> dict[str, Any]:
+            return _run(ls, model, args[0] if args else None, impl, announce=name)
+
+    command(cmd.SAVE_SELECTION, cmd.SaveSelectionArgs, _save_selection)
+    command(cmd.RECORD_DECISION, cmd.RecordDecisionArgs, _record_decision)
+    command(cmd.SUPERSEDE, cmd.SupersedeArgs, _supersede)
+    command(cmd.SEARCH_RELATED, cmd.SearchArgs, _search)
+    command(cmd.RETRACT, cmd.RetractArgs, _retract)
+    command(cmd.NOTES, cmd.NotesArgs, _notes)
+    command(cmd.WAKE_UP, cmd.WakeUpArgs, _wake_up)
+    return server
+
+
+# -- command glue: resolve folder/context, validate, run, report ------------------------------
+
+
+def _run(
+    ls: NanoBrainServer,
+    model: type[Any],
+    raw: Any,
+    impl: Callable[..., dict[str, Any]],
+    announce: str | None = None,
+) -> dict[str, Any]:
+    """Validate, resolve the folder, run; errors become a JSON-RPC error with one clear line."""
+    try:
+        args = cmd.parse(model, _plain(raw))
+        folder = ls.folder_for(args.uri, args.root)
+        ctx = ls.context(args.uri) if args.uri else None
+        result = impl(ls, folder, ctx, args)
+    except NanoBrainError as exc:  # the caller's mistake or a missing note: one clear line
+        raise JsonRpcInvalidParams(f"{type(exc).__name__}: {exc}") from None
+    if announce and "note" in result:
+        note = result["note"]
+        anchored = result.get("anchored_to")
+        where = f", anchored to {anchored}" if isinstance(anchored, str) else ""
+        verb = {cmd.RETRACT: "Retracted", cmd.SUPERSEDE: "Superseded by"}.get(announce, "Saved")
+        ls.tell_user(
+            lsp.MessageType.Info, f"nano-brain: {verb} #{note['id']} {note['title']}{where}"
+        )
+    if ctx is not None and announce:
+        ls.publish(ctx)
+    return result
+
+
+def _plain(value: Any) -> Any:
+    """pygls hands custom requests' params over as namedtuples: back to plain JSON values."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _needs_ctx(ctx: features.Context | None) -> features.Context:
+    if ctx is None:
+        raise NanoBrainError("`uri` must name an open document in a workspace folder")
+    return ctx
+
+
+def _save_selection(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
+    folder.indexed_once.wait(60)  # anchoring needs the symbol in the index
+    return cmd.save_selection(folder, _needs_ctx(ctx), args)
+
+
+def _record_decision(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
+    folder.indexed_once.wait(60)
+    return cmd.record_decision(folder, ctx, args)
+
+
+def _supersede(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
+    return cmd.supersede(folder, ctx, args)
+
+
+def _search(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
+    return cmd.search(folder, ctx, args)
+
+
+def _retract(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
+    return cmd.retract(folder, args)
+
+
+def _notes(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
+    return cmd.notes(folder, ctx, args)
+
+
+def _wake_up(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
+    return cmd.wake_up(folder, args)

@@ -1,0 +1,77 @@
+"""Hover: anchored notes first, related memory, nothing on unrelated words, live staleness."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from lsprotocol import types as lsp
+
+from .conftest import BILLING, start, stop
+
+DEF_LINE = 3  # `def compute_invoice_total(...)` (0-based)
+
+
+def _text(hover: lsp.Hover | None) -> str:
+    assert hover is not None
+    assert isinstance(hover.contents, lsp.MarkupContent)
+    return hover.contents.value
+
+
+def test_hover_shows_anchored_decision_at_definition_and_call_site(
+    project: Path, seeded: dict[str, str]
+) -> None:
+    async def body() -> None:
+        session = await start(project, options={"mcp": {"transport": "off"}})
+        try:
+            await session.indexed()
+            uri = session.open("billing.py")
+            text = _text(await session.hover(uri, DEF_LINE, 10))
+            assert f"#{seeded['decision']}" in text
+            assert "Invoice totals round after tax" in text
+            assert "decision" in text and "may be stale" not in text
+            assert "finance reconciles" in text  # the snippet
+            # at a call site in another file, through the code index
+            other = session.open("util.py")
+            text = _text(await session.hover(other, 4, 15))
+            assert f"#{seeded['decision']}" in text
+            # a word that names nothing and relates to no memory: no hover at all
+            assert await session.hover(uri, 14, 16) is None  # `return`
+        finally:
+            await stop(session)
+
+    asyncio.run(body())
+
+
+def test_editing_anchored_symbol_marks_note_possibly_stale(
+    project: Path, seeded: dict[str, str]
+) -> None:
+    async def body() -> None:
+        session = await start(project, options={"mcp": {"transport": "off"}})
+        try:
+            await session.indexed()
+            uri = session.open("billing.py")
+            await session.wait_for(lambda: uri in session.diagnostics, 20)
+            assert list(session.diagnostics[uri]) == []
+            edited = BILLING.replace("round(subtotal * (1 + tax_rate), 2)", "subtotal + tax_rate")
+            session.replace(uri, edited)
+            await session.wait_for(lambda: bool(session.diagnostics.get(uri)), 20)
+            [diag] = session.diagnostics[uri]
+            assert diag.severity == lsp.DiagnosticSeverity.Hint
+            assert seeded["decision"] in diag.message and diag.range.start.line == DEF_LINE
+            assert "may be stale" in _text(await session.hover(uri, DEF_LINE, 10))
+            # saved to disk and re-indexed: the index itself now reports the change
+            (project / "billing.py").write_text(edited, encoding="utf-8")
+            ends = sum(k == "end" for k, _ in session.progress)
+            session.client.text_document_did_save(
+                lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri))
+            )
+            await session.wait_for(lambda: sum(k == "end" for k, _ in session.progress) > ends)
+            lenses = await session.client.text_document_code_lens_async(
+                lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri))
+            )
+            assert [lens.command.title for lens in lenses] == ["1 note (1 may be stale)"]
+        finally:
+            await stop(session)
+
+    asyncio.run(body())
