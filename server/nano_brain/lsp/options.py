@@ -36,11 +36,10 @@ class IndexOptions(_Section):
     exclude: list[str] = Field(default_factory=list, description="gitignore-style patterns")
     debounce_ms: int = Field(300, ge=0, le=60_000, description="wait after a save before indexing")
     workers: int = Field(
-        1,
+        2,
         ge=1,
-        le=1,
-        description="parse processes; 1 until the indexer's pool avoids fork() "
-        "(forking this threaded server deadlocked the workers)",
+        le=16,
+        description="parse processes (a forkserver pool: safe in this threaded server)",
     )
 
 
@@ -51,12 +50,33 @@ class McpOptions(_Section):
     port: int = Field(0, ge=0, le=65535, description="tcp port (0: a free one)")
 
 
+class HarvestOptions(_Section):
+    enabled: bool = Field(
+        False,
+        description="watch the agents' transcript folders and harvest this workspace's "
+        "sessions while the editor is open (`nano-brain watch` does the same without one)",
+    )
+
+
+class EmbeddingOptions(_Section):
+    provider: Literal["local", "ollama", "openai", "none"] | None = Field(
+        None, description="overrides embedding.provider of the workspace config"
+    )
+
+
+class ReviewOptions(_Section):
+    enabled: bool | None = Field(None, description="overrides review.enabled of the config")
+
+
 class InitializationOptions(_Section):
     """What a client may send as ``initializationOptions`` (every key optional)."""
 
     hover: HoverOptions = Field(default_factory=HoverOptions)
     index: IndexOptions = Field(default_factory=IndexOptions)
     mcp: McpOptions = Field(default_factory=McpOptions)
+    harvest: HarvestOptions = Field(default_factory=HarvestOptions)
+    embedding: EmbeddingOptions = Field(default_factory=EmbeddingOptions)
+    review: ReviewOptions = Field(default_factory=ReviewOptions)
     code_lens: bool = True
     diagnostics: bool = True
     log_level: Literal["error", "warning", "info", "debug"] = "info"
@@ -109,3 +129,13 @@ def _drop(data: dict[str, Any], loc: tuple[int | str, ...]) -> None:
             node = node[key]
         else:
             return
+
+
+def config_overrides(options: InitializationOptions) -> dict[str, Any]:
+    """The workspace config values the editor's settings override (only those it set)."""
+    overrides: dict[str, Any] = {}
+    if options.embedding.provider is not None:
+        overrides["embedding"] = {"provider": options.embedding.provider}
+    if options.review.enabled is not None:
+        overrides["review"] = {"enabled": options.review.enabled}
+    return overrides

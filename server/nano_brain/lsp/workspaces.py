@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..brain import Brain
 from ..codeindex import CodeIndex, IndexReport
-from .options import InitializationOptions
+from ..config import load_config
+from .options import InitializationOptions, config_overrides
 from .text import relative_to
 
 log = logging.getLogger(__name__)
@@ -28,12 +29,36 @@ class Folder:
     last_report: IndexReport | None = None
     indexed_once: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    harvest_stop: threading.Event | None = None
+    harvest_thread: threading.Thread | None = None
 
     def rel(self, path: Path) -> str | None:
         return relative_to(self.root, path)
 
+    def start_harvest(self) -> None:
+        """Harvest this folder's agent sessions in the background, as `nano-brain watch`."""
+        from ..harvest import Harvester
+
+        self.harvest_stop = threading.Event()
+        harvester = Harvester(self.brain)
+        self.harvest_thread = threading.Thread(
+            target=_watch, args=(harvester, self.harvest_stop, self.root),
+            name=f"harvest:{self.root.name}", daemon=True,
+        )  # fmt: skip
+        self.harvest_thread.start()
+
     def close(self) -> None:
+        if self.harvest_stop is not None and self.harvest_thread is not None:
+            self.harvest_stop.set()
+            self.harvest_thread.join(timeout=5)
         self.brain.close()
+
+
+def _watch(harvester: object, stop: threading.Event, root: Path) -> None:
+    try:
+        harvester.watch(stop=stop)  # type: ignore[attr-defined]
+    except Exception:  # a broken transcript folder must not take the editor down
+        log.exception("session harvesting for %s stopped", root)
 
 
 class Folders:
@@ -52,14 +77,20 @@ class Folders:
         if not root.is_dir():
             log.warning("workspace folder %s is not a directory; ignored", root)
             return None
-        brain = Brain(root, actor="lsp")
+        loaded = load_config(root, overrides=config_overrides(options))
+        brain = Brain(root, config=loaded, actor="lsp")
         folder = Folder(
             root,
             brain,
             CodeIndex(brain, exclude=options.index.exclude, workers=options.index.workers),
         )
         with self._lock:
-            return self._by_root.setdefault(root, folder)
+            kept = self._by_root.setdefault(root, folder)
+        if kept is folder and options.harvest.enabled:
+            folder.start_harvest()
+        elif kept is not folder:
+            folder.close()
+        return kept
 
     def close(self, root: Path) -> Folder | None:
         with self._lock:
