@@ -31,6 +31,11 @@ EXPECTED_HINTS = {
     "memory_wake_up": (True, False, True),
     "memory_tags": (True, False, True),
     "memory_status": (True, False, True),
+    "code_symbols": (True, False, True),
+    "code_callers": (True, False, True),
+    "code_callees": (True, False, True),
+    "code_impact": (True, False, True),
+    "code_search": (True, False, True),
 }
 
 
