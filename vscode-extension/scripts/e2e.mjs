@@ -164,8 +164,14 @@ try {
     await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor({ timeout: 10_000 });
     await page.keyboard.press("Enter");
   };
-  const quickInput = async (text) => {
-    const input = page.locator(".quick-input-widget input");
+  // With `prompt`, wait for the input box that shows it: a command's second box replaces the
+  // first in the same widget, and typing before it is there loses the text.
+  const quickInput = async (text, prompt) => {
+    const widget = prompt
+      ? page.locator(".quick-input-widget:visible", { hasText: prompt })
+      : page.locator(".quick-input-widget:visible");
+    await widget.first().waitFor({ timeout: 10_000 });
+    const input = widget.first().locator("input");
     await input.waitFor({ state: "visible", timeout: 10_000 });
     await input.fill(text);
     await page.keyboard.press("Enter");
@@ -223,8 +229,8 @@ try {
   await goTo(4, 1);
   for (let i = 0; i < 5; i++) await page.keyboard.press("Shift+ArrowDown");
   await palette("nano-brain: Save Selection as Note", { escape: false });
-  await quickInput(SAVED);
-  await quickInput("e2e, billing");
+  await quickInput(SAVED, "Title");
+  await quickInput("e2e, billing", "Tags");
   await page
     .locator(".notifications-toasts", { hasText: "saved note" })
     .first()
