@@ -184,7 +184,7 @@ def load_config(
     _deep_merge(merged, _from_env(os.environ if env is None else env))
     if overrides:
         _deep_merge(merged, overrides)
-    config = _lenient(Config, merged, "", warnings)
+    config = validate_leniently(Config, merged, "", warnings)
     for message in warnings:
         log.warning("config: %s", message)
     return LoadedConfig(config=config, warnings=warnings, sources=sources)
@@ -224,8 +224,12 @@ def _deep_merge(into: dict[str, Any], new: dict[str, Any]) -> None:
             into[key] = value
 
 
-def _lenient(model: type[BaseModel], data: Any, where: str, warnings: list[str]) -> Any:
-    """Validate `data` as `model`; each invalid or unknown key warns and takes its default."""
+def validate_leniently(model: type[BaseModel], data: Any, where: str, warnings: list[str]) -> Any:
+    """Validate `data` as `model`; each invalid or unknown key warns and takes its default.
+
+    The one rule for every settings tree users type by hand: config files, the environment
+    and editors' initializationOptions.
+    """
     if not isinstance(data, dict):
         warnings.append(f"{where or 'config'}: expected a mapping, got {data!r}; using defaults")
         return model()
@@ -240,7 +244,7 @@ def _lenient(model: type[BaseModel], data: Any, where: str, warnings: list[str])
             continue
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            clean[key] = _lenient(annotation, value, name, warnings)
+            clean[key] = validate_leniently(annotation, value, name, warnings)
             continue
         probe = model.model_construct()
         try:

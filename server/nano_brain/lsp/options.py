@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..config import validate_leniently
 
 
 class _Section(BaseModel):
@@ -86,49 +88,9 @@ def parse_options(raw: Any) -> tuple[InitializationOptions, list[str]]:
     """Validate ``raw``; every invalid value falls back to its default and yields a message."""
     if raw is None:
         return InitializationOptions(), []
-    if not isinstance(raw, dict):
-        return InitializationOptions(), [
-            f"initializationOptions must be an object, got {type(raw).__name__}; using defaults"
-        ]
-    data: dict[str, Any] = _copy(raw)
     problems: list[str] = []
-    for _ in range(50):  # each pass drops at least one bad value
-        try:
-            return InitializationOptions.model_validate(data), problems
-        except ValidationError as exc:
-            for err in exc.errors():
-                loc = [str(p) for p in err["loc"]]
-                where = ".".join(loc)
-                got = err.get("input")
-                shown = "" if err["type"] == "extra_forbidden" else f" (got {got!r})"
-                problems.append(f"initializationOptions.{where}: {err['msg']}{shown}; default used")
-                _drop(data, err["loc"])
-    return InitializationOptions(), [*problems, "initializationOptions unusable; defaults used"]
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-def _drop(data: dict[str, Any], loc: tuple[int | str, ...]) -> None:
-    """Remove the value at ``loc`` (a list item's bad element drops the whole list)."""
-    node: Any = data
-    for i, key in enumerate(loc):
-        last = i == len(loc) - 1
-        if isinstance(node, dict) and key in node:
-            if last or not isinstance(node[key], dict | list):
-                del node[key]
-                return
-            if isinstance(node[key], list):
-                del node[key]
-                return
-            node = node[key]
-        else:
-            return
+    options = validate_leniently(InitializationOptions, raw, "initializationOptions", problems)
+    return options, problems
 
 
 def config_overrides(options: InitializationOptions) -> dict[str, Any]:
