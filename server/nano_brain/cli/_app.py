@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import sys
@@ -22,28 +21,25 @@ log = logging.getLogger("nano_brain")
 _err = Console(stderr=True)
 
 
+workspace_option = click.option(
+    "--workspace",
+    "-w",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Workspace root (default: current directory).",
+)
+db_option = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Store file (default: under the XDG data dir, one per workspace).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
 def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--workspace, --db and --json on every command."""
-
-    @click.option(
-        "--workspace",
-        "-w",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        help="Workspace root (default: current directory).",
-    )
-    @click.option(
-        "--db",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Store file (default: under the XDG data dir, one per workspace).",
-    )
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return func(*args, **kwargs)
-
-    return wrapper
+    return workspace_option(db_option(json_option(func)))
 
 
 def open_brain(workspace: Path | None, db: Path | None) -> Brain:

@@ -16,21 +16,8 @@ from ..mcp import client_config
 from ..mcp.registry import BUILTIN_TOOL_MODULES
 from ..mcp.security import is_loopback, load_or_create_token, token_path
 from ..mcp.transports import Endpoint, read_endpoint, run_stdio, serve_http
-from ._app import main
+from ._app import db_option, main, workspace_option
 
-_workspace = click.option(
-    "--workspace",
-    "-w",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Workspace root (default: current directory).",
-)
-_db = click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Store file (default: under the XDG data dir, one per workspace).",
-)
 _extra_tools = click.option(
     "--extra-tools",
     multiple=True,
@@ -44,8 +31,8 @@ def _open(workspace: Path | None, db: Path | None) -> Brain:
 
 
 @main.command("mcp")
-@_workspace
-@_db
+@workspace_option
+@db_option
 @_extra_tools
 def mcp_stdio(workspace: Path | None, db: Path | None, extra_tools: tuple[str, ...]) -> None:
     """Serve this workspace's memory to one agent over stdio (the agent starts this)."""
@@ -54,8 +41,8 @@ def mcp_stdio(workspace: Path | None, db: Path | None, extra_tools: tuple[str, .
 
 
 @main.command()
-@_workspace
-@_db
+@workspace_option
+@db_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (default: free).")
 @click.option(
@@ -117,7 +104,7 @@ def serve(
 
 
 @main.command("mcp-config")
-@_workspace
+@workspace_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def mcp_config(workspace: Path | None, as_json: bool) -> None:
     """Print the HTTP endpoint, the bearer token and ready snippets for agent clients."""
