@@ -1,4 +1,4 @@
-"""Migration 4 from a store written at schema 3 (code tables without 'assigns' edges)."""
+"""Code-index migrations: 4 ('assigns' edges) and 5 (symbol chunks indexed in bulk)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,29 @@ from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.store._sqlite import sqlite_module
 from nano_brain.store.migrations import MIGRATIONS
+from nano_brain.search import SearchRequest
 from nano_brain.store.store import _statements
 
 from .conftest import write_tree
+
+
+def _rewind_to_schema_4(db: object) -> None:
+    """Undo migration 5 on an open store: migration 1's trigram index and triggers again."""
+    for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
+        db.execute(f"DROP TRIGGER {trigger}")  # type: ignore[attr-defined]
+    db.execute("DROP TABLE chunks_tri")  # type: ignore[attr-defined]
+    db.execute("DROP VIEW chunks_tri_content")  # type: ignore[attr-defined]
+    for statement in _statements(MIGRATIONS[0]):
+        if "chunks_tri USING" in statement or statement.startswith("CREATE TRIGGER chunks_"):
+            db.execute(statement)  # type: ignore[attr-defined]
+    db.execute("INSERT INTO chunks_tri (chunks_tri) VALUES ('rebuild')")  # type: ignore[attr-defined]
+    db.execute("ALTER TABLE chunks DROP COLUMN symbol")  # type: ignore[attr-defined]
+
+
+def _fts_consistent(brain: Brain) -> None:
+    """FTS5's own check that both lexical indexes match their content rows (raises if not)."""
+    for table in ("chunks_fts", "chunks_tri"):
+        brain.store._exec(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
 
 
 def test_schema_3_store_upgrades_and_reindexes_assignments(workspace: Path) -> None:
@@ -38,6 +58,7 @@ def test_schema_3_store_upgrades_and_reindexes_assignments(workspace: Path) -> N
         assert [c.caller for c in code.callers("buf.py::Buf.close")] == ["app.py::f"]
     # a store that had code rows at schema 3: rows survive, files are re-parsed once
     db = sqlite_module().connect(str(db_path), isolation_level=None)
+    _rewind_to_schema_4(db)
     db.execute("PRAGMA user_version = 3")
     db.execute("DELETE FROM code_edges WHERE kind = 'assigns'")
     db.execute("UPDATE code_edges SET target = NULL WHERE kind = 'calls' AND name = 'close'")
@@ -49,3 +70,57 @@ def test_schema_3_store_upgrades_and_reindexes_assignments(workspace: Path) -> N
         report = CodeIndex(brain).index()
         assert (report.changed, report.new) == (2, 0)
         assert [c.caller for c in CodeIndex(brain).callers("buf.py::Buf.close")] == ["app.py::f"]
+
+
+def test_schema_4_symbol_chunks_move_to_bulk_indexing(workspace: Path) -> None:
+    write_tree(
+        workspace,
+        {
+            "ledger.py": (
+                "def settle_invoice(total):\n"
+                "    \"\"\"Close the books.\"\"\"\n"
+                "    return reconcile_quarterly(total)\n"
+            ),
+            "notes.md": "# Ledger\n\nWe reconcile quarterly.\n",
+        },
+    )
+    db_path = workspace.parent / "v4.db"
+    config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        CodeIndex(brain).index()
+    db = sqlite_module().connect(str(db_path), isolation_level=None)
+    _rewind_to_schema_4(db)  # symbol chunks as schema 4 indexed them: whole body in trigrams
+    db.execute("PRAGMA user_version = 4")
+    db.close()
+
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        assert brain.store.schema_version() == 5
+        flags = dict(brain.store._rows("SELECT title, symbol FROM chunks"))
+        assert flags["ledger.py::settle_invoice"] == 1
+        assert flags["notes.md: Ledger"] == 0
+        _fts_consistent(brain)
+
+        def trigram(fragment: str) -> set[str]:
+            rows = brain.store._rows(
+                "SELECT c.title FROM chunks_tri t JOIN chunks c ON c.id = t.rowid "
+                "WHERE chunks_tri MATCH ?",
+                (f'"{fragment}"',),
+            )
+            return {r[0] for r in rows}
+
+        # trigrams of a symbol's name, not of its body; prose files keep their bodies
+        assert trigram("settle_inv") == {"ledger.py::settle_invoice"}
+        assert trigram("reconcile_quart") == set()
+        assert trigram("reconcile quart") == {"notes.md: Ledger"}
+        # words of the body still find the symbol
+        hits = brain.search(SearchRequest(query="reconcile_quarterly", mode="lexical"))
+        assert "ledger.py::settle_invoice" in [h.title for h in hits.results]
+
+        # an edit replaces the symbol's rows; a deletion removes them; the indexes stay exact
+        write_tree(workspace, {"ledger.py": "def settle_invoice(total):\n    return 0\n"})
+        assert CodeIndex(brain).index().changed == 1
+        _fts_consistent(brain)
+        (workspace / "ledger.py").unlink()
+        assert CodeIndex(brain).index().deleted == 1
+        _fts_consistent(brain)
+        assert trigram("settle_inv") == set()

@@ -68,8 +68,9 @@ def parse_file(rel_path: str, source: bytes, language: str | None = None) -> Fil
             _collect_definition(rules, caps, raw_defs)
     defs = _definitions(rules, raw_defs, rel_path, source, index)
     index.calls = _calls(rules, raw_calls, rel_path, source, defs)
-    if raw_assigns:
-        index.assignments = _assignments(raw_assigns, rel_path, defs)
+    receivers = {c.receiver for c in index.calls if c.receiver}
+    if raw_assigns and receivers:
+        index.assignments = _assignments(raw_assigns, rel_path, defs, receivers)
     index.imports.sort(key=lambda imp: imp.line)
     index.namespace = rules.namespace(root)
     index.default_export = rules.default_export(root)
@@ -264,10 +265,14 @@ def _calls(
 
 
 def _assignments(
-    found: list[tuple[Node, Node, Node]], path: str, defs: list[_Def]
+    found: list[tuple[Node, Node, Node]], path: str, defs: list[_Def], receivers: set[str]
 ) -> list[Assignment]:
     """Assignments in source order, each attributed to its innermost enclosing scope
-    (a function or class; a module-level variable's own symbol is not a scope)."""
+    (a function or class; a module-level variable's own symbol is not a scope).
+
+    Only assignments to a name some call of the file uses as its receiver are kept: the
+    resolver reads them for nothing else, and most assignments (constants, locals) are not.
+    """
     symbols = [
         d for d in defs if d.symbol is not None and d.symbol.kind not in ("variable", "constant")
     ]
@@ -275,6 +280,9 @@ def _assignments(
     stack: list[_Def] = []
     i = 0
     for node, target, value in sorted(found, key=lambda f: f[0].start_byte):
+        name = "".join(_node_text(target).split())
+        if name not in receivers:
+            continue
         start = node.start_byte
         while i < len(symbols) and symbols[i].start <= start:
             while stack and stack[-1].end <= symbols[i].start:
@@ -293,7 +301,7 @@ def _assignments(
             Assignment(
                 path,
                 scope.qualified_name if scope is not None else None,
-                "".join(_node_text(target).split()),
+                name,
                 called,
                 node.start_point[0] + 1,
             )

@@ -110,6 +110,9 @@ class CodeGraph:
             for s in f.symbols:
                 self.symbols[s.qualified_name] = s
         self._go_modules = dict(go_modules or {})
+        # memos of pure lookups repeated for most call sites (same callers, same imports)
+        self._ancestors_memo: dict[str, tuple[tuple[str, Symbol | None], ...]] = {}
+        self._module_memo: dict[tuple[str, str], str | None] = {}
         self._index()
         self.references: list[Reference] = [
             self._resolve(site) for f in self.files.values() for site in f.calls
@@ -312,17 +315,21 @@ class CodeGraph:
     def _lang(self, path: str) -> str:
         return self.files[path].language
 
-    def _ancestors(self, caller: str | None) -> list[tuple[str, Symbol | None]]:
+    def _ancestors(self, caller: str | None) -> tuple[tuple[str, Symbol | None], ...]:
         """Enclosing scopes of a caller, innermost first: (local name, symbol or None)."""
         if caller is None or "::" not in caller:
-            return []
+            return ()
+        memo = self._ancestors_memo.get(caller)
+        if memo is not None:
+            return memo
         path, local = caller.split("::", 1)
         parts = local.split(".")
         out = []
         for k in range(len(parts), 0, -1):
             owner = ".".join(parts[:k])
             out.append((owner, self.symbols.get(f"{path}::{owner}")))
-        return out
+        self._ancestors_memo[caller] = found = tuple(out)
+        return found
 
     def _enclosing_types(self, caller: str | None) -> list[str]:
         """Local names of the classes around a caller, innermost first.
@@ -589,6 +596,12 @@ class CodeGraph:
         return _Target(scope=module_path) if module_path else None
 
     def _python_module_file(self, importer: str, module: str) -> str | None:
+        key = (importer, module)
+        if key not in self._module_memo:
+            self._module_memo[key] = self._find_python_module(importer, module)
+        return self._module_memo[key]
+
+    def _find_python_module(self, importer: str, module: str) -> str | None:
         if module.startswith("."):
             level = len(module) - len(module.lstrip("."))
             directory = posixpath.dirname(importer)

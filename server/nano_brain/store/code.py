@@ -378,9 +378,24 @@ class CodeStore:
         if chunks:
             self._many(
                 "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
-                "end_line, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                "end_line, seq, symbol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 1)",
                 chunks,
             )
+            self._index_symbol_chunks(chunks[0][0], chunks[-1][0])
+
+    def _index_symbol_chunks(self, first: int, last: int) -> None:
+        """Full-text index the symbol chunks with ids first..last (see migration 5)."""
+        span = (first, last)
+        self._exec(
+            "INSERT INTO chunks_fts (rowid, title, body) SELECT id, title, body FROM chunks "
+            "WHERE id BETWEEN ? AND ? AND symbol = 1",
+            span,
+        )
+        self._exec(
+            "INSERT INTO chunks_tri (rowid, title, body) SELECT id, title, '' FROM chunks "
+            "WHERE id BETWEEN ? AND ? AND symbol = 1",
+            span,
+        )
 
     # -- resolution ------------------------------------------------------------------------
 
