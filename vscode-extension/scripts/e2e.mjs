@@ -9,7 +9,9 @@
 //   4. selects the function and runs "nano-brain: Save Selection as Note" from the command
 //      palette (title + tags typed into the input boxes);
 //   5. checks that `nano-brain query` finds the new note, and that the hover on the symbol
-//      now shows it (it is anchored there).
+//      now shows it (it is anchored there);
+//   6. clicks the "1 note" CodeLens above the symbol, finds the note in the QuickPick, picks it
+//      and sees it open in the read-only document (screenshot: artifacts/lens-notes.png).
 //
 // Needs: `npm run package` done (nano-brain.vsix), code-server from
 // scripts/install-code-server.sh (or CODE_SERVER=/path/to/code-server), /usr/bin/chromium
@@ -259,6 +261,29 @@ try {
     1_000,
   );
   if (anchored) await page.screenshot({ path: join(artifacts, "hover-anchored.png") });
+
+  if (stub) {
+    step("skipping the CodeLens steps: the stub server has no code lenses");
+  } else {
+    step("clicking the CodeLens above apply_discount");
+    await page.keyboard.press("Escape");
+    const lens = page.locator(".monaco-editor .codelens-decoration a", { hasText: /\d+ notes?/ }).first();
+    await lens.waitFor({ state: "visible", timeout: 30_000 });
+    const lensText = (await lens.innerText()).trim();
+    await lens.click();
+    const row = page.locator(".quick-input-widget:visible .quick-input-list .monaco-list-row", { hasText: SAVED });
+    await row.first().waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: join(artifacts, "lens-notes.png") });
+    step(`"${lensText}" lists the note in a QuickPick, screenshot ${join(artifacts, "lens-notes.png")}`);
+
+    step("picking it opens the note read-only");
+    await row.first().click();
+    await page
+      .locator(".monaco-editor .view-line", { hasText: `# ${SAVED}` })
+      .first()
+      .waitFor({ timeout: 20_000 });
+    step("the note is open");
+  }
   console.log("e2e: 1 passed, 0 failed");
 } catch (error) {
   if (page) await page.screenshot({ path: join(artifacts, "failure.png") }).catch(() => {});

@@ -22,6 +22,7 @@ const location = {
 describe("server command names", () => {
   it("match the language server's commands", () => {
     assert.deepEqual(Object.values(SERVER_COMMANDS).sort(), [
+      "nano-brain.notes",
       "nano-brain.recordDecision",
       "nano-brain.retract",
       "nano-brain.saveSelection",

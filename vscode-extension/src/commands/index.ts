@@ -1,6 +1,7 @@
 /** The extension's commands (ids as declared in package.json). */
 
 import * as vscode from "vscode";
+import { registerAnchoredNotes } from "./anchoredNotes";
 import type { Context } from "./context";
 import { copyMcpConfig } from "./mcp";
 import { recordDecision, retract, saveSelection, supersede } from "./notes";
@@ -36,5 +37,6 @@ export function registerCommands(ctx: Context): vscode.Disposable[] {
     ),
     register(COMMANDS.restartServer, () => ctx.manager.restartAll("nano-brain: Restart Server")),
     register(COMMANDS.showLog, () => ctx.log.show()),
+    registerAnchoredNotes(ctx),
   ];
 }

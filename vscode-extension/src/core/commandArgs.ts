@@ -10,6 +10,8 @@ export const SERVER_COMMANDS = {
   supersede: "nano-brain.supersede",
   searchRelated: "nano-brain.searchRelated",
   retract: "nano-brain.retract",
+  /** The "N notes" CodeLens: `{symbol, root}` -> the notes anchored to that symbol. */
+  notes: "nano-brain.notes",
 } as const;
 
 export const SEARCH_REQUEST = "nano-brain/search";
