@@ -22,7 +22,7 @@ from .embedding import EmbeddingProvider
 from .errors import InvalidInputError, NanoBrainError
 from .filters import Filters, Kind, Status
 from .models import SearchHit, SearchResponse
-from .store import Hit, Store
+from .store import BM25_WEIGHTS, Hit, Store
 from .timeutil import iso, parse_duration, parse_instant
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,15 @@ _MAX_K = 4096
 _VECTOR_POOL = 30
 _OVERSAMPLE = 2
 
+# Code-only searches: a symbol's title holds its name's words and docstring summary (see
+# codeindex.parse.search_title), so it weighs less against the body than a note's title.
+_CODE_BM25_WEIGHTS = (2.0, 1.0)
+# Words naming a language say which code, not what it does ("python read csv"); dropped from
+# code-only queries that have other words. ("go" is too common an English word to drop.)
+_LANGUAGE_WORDS = frozenset(
+    """python python2 python3 py pythonic javascript js node nodejs typescript ts tsx jsx java
+    golang rust ruby""".split()
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _STOPWORDS = frozenset(
@@ -124,9 +133,12 @@ class SearchPipeline:
         legs: dict[str, str] = {}
         fallback: list[str] = []
         ranked: dict[str, list[Hit]] = {}
+        code_only = request.kind == ["code"]
+        query = _code_query(request.query) if code_only else request.query
+        weights = _CODE_BM25_WEIGHTS if code_only else BM25_WEIGHTS
         if request.mode in ("hybrid", "lexical"):
             try:
-                ranked["lexical"], fallback = self._lexical(request.query, filters, pool)
+                ranked["lexical"], fallback = self._lexical(query, filters, pool, weights)
                 legs["lexical"] = "ok" if ranked["lexical"] else "empty"
             except NanoBrainError:
                 raise
@@ -134,7 +146,7 @@ class SearchPipeline:
                 log.warning("lexical leg failed: %s", exc)
                 legs["lexical"] = f"failed: {exc}"
         if request.mode in ("hybrid", "vector"):
-            status, hits = self._vector(request.query, filters, max(request.limit, _VECTOR_POOL))
+            status, hits = self._vector(query, filters, max(request.limit, _VECTOR_POOL))
             legs["vector"] = status
             if hits is not None:
                 ranked["vector"] = hits
@@ -152,19 +164,21 @@ class SearchPipeline:
 
     # -- legs -----------------------------------------------------------------------------
 
-    def _lexical(self, query: str, filters: Filters, pool: int) -> tuple[list[Hit], list[str]]:
+    def _lexical(
+        self, query: str, filters: Filters, pool: int, weights: tuple[float, float]
+    ) -> tuple[list[Hit], list[str]]:
         terms = _terms(query)
         hits: list[Hit] = []
         fallback: list[str] = []
         words = [t for t in terms if not _CJK.search(t)]
         if words:
             hits = self._store.lexical(
-                "chunks_fts", " AND ".join(_quote(t) for t in words), filters, pool
+                "chunks_fts", " AND ".join(_quote(t) for t in words), filters, pool, weights
             )
             if len(hits) < pool and len(words) > 1:
                 fallback.append("or")
                 more = self._store.lexical(
-                    "chunks_fts", " OR ".join(_quote(t) for t in words), filters, pool
+                    "chunks_fts", " OR ".join(_quote(t) for t in words), filters, pool, weights
                 )
                 hits = _merge(hits, more, pool)
         if len(hits) < pool:
@@ -172,7 +186,7 @@ class SearchPipeline:
             if grams and (len(words) < len(terms) or not hits):
                 fallback.append("trigram")
                 more = self._store.lexical(
-                    "chunks_tri", " OR ".join(_quote(t) for t in grams), filters, pool
+                    "chunks_tri", " OR ".join(_quote(t) for t in grams), filters, pool, weights
                 )
                 hits = _merge(hits, more, pool)
         return hits, fallback
@@ -364,6 +378,12 @@ def _merge(first: list[Hit], more: list[Hit], pool: int) -> list[Hit]:
             merged.append(hit)
             seen.add(hit.chunk_id)
     return merged[: pool * 2]
+
+
+def _code_query(query: str) -> str:
+    """The query without words that only name a programming language (if others remain)."""
+    kept = [w for w in query.split() if w.strip(".,;:!?()\"'").lower() not in _LANGUAGE_WORDS]
+    return " ".join(kept) if kept else query
 
 
 def _terms(query: str) -> list[str]:

@@ -7,9 +7,9 @@ from pathlib import Path
 from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
+from nano_brain.search import SearchRequest
 from nano_brain.store._sqlite import sqlite_module
 from nano_brain.store.migrations import MIGRATIONS
-from nano_brain.search import SearchRequest
 from nano_brain.store.store import _statements
 
 from .conftest import write_tree
@@ -95,7 +95,9 @@ def test_schema_4_symbol_chunks_move_to_bulk_indexing(workspace: Path) -> None:
 
     with Brain(workspace, config=config, db_path=db_path) as brain:
         assert brain.store.schema_version() == 5
-        flags = dict(brain.store._rows("SELECT title, symbol FROM chunks"))
+        # a symbol chunk's title starts with the qualified name (then its words and summary)
+        rows = brain.store._rows("SELECT title, symbol FROM chunks")
+        flags = {title.split("\n")[0]: flag for title, flag in rows}
         assert flags["ledger.py::settle_invoice"] == 1
         assert flags["notes.md: Ledger"] == 0
         _fts_consistent(brain)
@@ -106,7 +108,7 @@ def test_schema_4_symbol_chunks_move_to_bulk_indexing(workspace: Path) -> None:
                 "WHERE chunks_tri MATCH ?",
                 (f'"{fragment}"',),
             )
-            return {r[0] for r in rows}
+            return {r[0].split("\n")[0] for r in rows}
 
         # trigrams of a symbol's name, not of its body; prose files keep their bodies
         assert trigram("settle_inv") == {"ledger.py::settle_invoice"}

@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 
 from nano_brain.codeindex import SEARCH_TEXT_CAP, ImportEdge
+from nano_brain.codeindex.parse import identifier_words
 
 from .conftest import by_name, parse
 
@@ -101,6 +102,16 @@ def test_signature_docstring_bases_hash_and_search_text() -> None:
     assert top.search_text.startswith(top.signature + "\nDo the top thing.")
     assert "os.path.join(a, b)" in top.search_text
     assert top.search_text.count("Second paragraph") == 1  # the docstring is not repeated
+    # the title: qualified name, the name's words, the docstring's first paragraph only
+    assert top.search_title == "pkg/mod.py::top\ntop\nDo the top thing."
+    assert syms["Base.run"].search_title == "pkg/mod.py::Base.run\nrun"
+
+
+def test_identifier_words_split_snake_camel_acronyms_and_digits() -> None:
+    assert identifier_words("parseHTTPResponse_v2") == ["parse", "http", "response", "v", "2"]
+    assert identifier_words("get_user_id") == ["get", "user", "id"]
+    assert identifier_words("__init__") == ["init"]
+    assert identifier_words("URLParser") == ["url", "parser"]
 
 
 def test_search_text_is_capped_and_hash_tracks_the_symbol_text() -> None:

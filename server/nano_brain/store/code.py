@@ -26,8 +26,10 @@ DOCS_COLLECTION = "docs"
 SYMBOL_SOURCE_PREFIX = "code://"
 
 # (qualified_name, name, kind, parent, signature, docstring, start, end, sha256, bases,
-#  search_text, content_hash)
-SymbolRow = tuple[str, str, str, "str | None", str, "str | None", int, int, str, str, str, str]
+#  search_text, content_hash, search_title)
+SymbolRow = tuple[
+    str, str, str, "str | None", str, "str | None", int, int, str, str, str, str, str
+]
 # (module, name, alias, line)
 ImportRow = tuple[str, "str | None", "str | None", int]
 # (caller, callee, name, receiver, receiver_kind, line)
@@ -262,7 +264,7 @@ class CodeStore:
         moved: list[tuple[int, int, int]] = []
         sym_rows: list[tuple[Any, ...]] = []
         for s in symbols:
-            qname, name, kind, parent, sig, doc, start, end, sha, bases, text, text_hash = s
+            qname, name, kind, parent, sig, doc, start, end, sha, bases, text, text_hash, title = s
             own = reuse.get(qname)
             if own is not None:
                 moved.append((start, end, own))
@@ -277,7 +279,7 @@ class CodeStore:
                     (own, self.ws, secrets.token_hex(6), CODE_COLLECTION, qname, text,
                      text_hash, SYMBOL_SOURCE_PREFIX + qname, meta, now, now, now, now)
                 )  # fmt: skip
-                chunks.append((chunk_id, own, self.ws, qname, text, kind, start, end))
+                chunks.append((chunk_id, own, self.ws, title or qname, text, kind, start, end))
                 chunk_id += 1
             sym_rows.append(
                 (file_id, self.ws, qname, name, kind, parent, sig, doc, start, end, sha, bases, own)

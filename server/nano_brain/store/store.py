@@ -27,7 +27,7 @@ _DOC_COLUMNS = (
     "d.last_accessed_at, d.pinned, d.author"
 )
 # bm25 column weights: a title hit counts five times a body hit.
-_BM25_WEIGHTS = "5.0, 1.0"
+BM25_WEIGHTS = (5.0, 1.0)
 LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
 
 
@@ -667,8 +667,17 @@ class Store:
 
     # -- lexical leg ----------------------------------------------------------------------------
 
-    def lexical(self, table: str, match: str, filters: Filters, limit: int) -> list[Hit]:
+    def lexical(
+        self,
+        table: str,
+        match: str,
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float] = BM25_WEIGHTS,
+    ) -> list[Hit]:
         """Chunks whose text matches an FTS5 expression, best bm25 first, filters applied.
+
+        ``weights`` are bm25's (title, body) column weights.
 
         The best few times `limit` matches are ranked inside FTS5 first and only those are
         joined and filtered; when that leaves too few (a selective filter, old versions or
@@ -683,7 +692,7 @@ class Store:
         while True:
             rows = self._rows(
                 f"SELECT c.id, c.doc_id, f.score FROM (SELECT rowid AS id, "
-                f"bm25({table}, {_BM25_WEIGHTS}) AS score FROM {table} "
+                f"bm25({table}, {float(weights[0])}, {float(weights[1])}) AS score FROM {table} "
                 f"WHERE {table} MATCH ? {inner}) f "
                 "CROSS JOIN chunks c ON c.id = f.id CROSS JOIN documents d ON d.id = c.doc_id "
                 f"WHERE d.workspace_id = ? AND {where} ORDER BY f.score LIMIT ?",
