@@ -104,6 +104,7 @@ class Session:
     logs: list[lsp.LogMessageParams] = field(default_factory=list)
     diagnostics: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
+    registrations: list[lsp.Registration] = field(default_factory=list)
 
     def uri(self, rel: str) -> str:
         return (self.root / rel).as_uri()
@@ -119,6 +120,18 @@ class Session:
     async def indexed(self, timeout: float = 120.0) -> None:
         """Wait for the end of the first index pass ($/progress end)."""
         await self.wait_for(lambda: any(kind == "end" for kind, _ in self.progress), timeout)
+
+    def passes(self) -> int:
+        """Index passes finished so far ($/progress end notifications)."""
+        return sum(kind == "end" for kind, _ in self.progress)
+
+    async def status(self) -> Any:
+        return await self.client.protocol.send_request_async("nano-brain/indexStatus", {})
+
+    async def symbols(self, query: str) -> list[str]:
+        """workspace/symbol names for ``query``."""
+        found = await self.client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=query))
+        return [s.name for s in found or []]
 
     def open(self, rel: str, text: str | None = None) -> str:
         uri = self.uri(rel)
@@ -158,9 +171,16 @@ async def start(
     *,
     options: Any = None,
     folders: list[Path] | None = None,
+    workspace: lsp.WorkspaceClientCapabilities | None = None,
 ) -> Session:
+    """Start `nano-brain lsp` and initialize it; ``workspace`` replaces the client's default
+    workspace capabilities (folders only: no dynamically registered file watchers)."""
     client = LanguageClient("nano-brain-tests", "0")
     session = Session(client, root)
+
+    @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register(params: lsp.RegistrationParams) -> None:
+        session.registrations.extend(params.registrations)
 
     @client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
     def create(params: lsp.WorkDoneProgressCreateParams) -> None:
@@ -204,7 +224,7 @@ async def start(
         lsp.InitializeParams(
             capabilities=lsp.ClientCapabilities(
                 window=lsp.WindowClientCapabilities(work_done_progress=True),
-                workspace=lsp.WorkspaceClientCapabilities(workspace_folders=True),
+                workspace=workspace or lsp.WorkspaceClientCapabilities(workspace_folders=True),
             ),
             root_uri=roots[0].as_uri(),
             workspace_folders=[lsp.WorkspaceFolder(uri=r.as_uri(), name=r.name) for r in roots],

@@ -7,6 +7,9 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
+from nano_brain import Brain
+from nano_brain.embedding import EmbeddingProvider
+
 from .conftest import BILLING, start, stop
 
 DEF_LINE = 3  # `def compute_invoice_total(...)` (0-based)
@@ -71,6 +74,61 @@ def test_editing_anchored_symbol_marks_note_possibly_stale(
                 lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri))
             )
             assert [lens.command.title for lens in lenses] == ["1 note (1 may be stale)"]
+        finally:
+            await stop(session)
+
+    asyncio.run(body())
+
+
+def test_a_note_written_elsewhere_shows_in_the_next_hover(
+    project: Path, seeded: dict[str, str], real_provider: EmbeddingProvider
+) -> None:
+    """Related-memory results are cached between hovers, and any write drops them."""
+    title = "Checkout applies discounts first"
+
+    async def body() -> None:
+        # budget 0: this test is about what the hover shows, not about how fast
+        options = {"mcp": {"transport": "off"}, "hover": {"related_budget_ms": 0}}
+        session = await start(project, options=options)
+        try:
+            await session.indexed()
+            uri = session.open("util.py")
+            before = await session.hover(uri, 3, 6)  # `checkout`: nothing anchored
+            assert before is None or title not in _text(before)
+            hits = (await session.status()).folders[0].hover_cache.hits
+            await session.hover(uri, 3, 6)
+            assert (await session.status()).folders[0].hover_cache.hits == hits + 1
+            # another process writes (as the CLI or an agent over MCP would)
+            with Brain(project, provider=real_provider) as brain:
+                brain.write("Checkout must apply the cart discount before tax.", title=title)
+            text = _text(await session.hover(uri, 3, 6))
+            assert "**Related memory**" in text and title in text
+        finally:
+            await stop(session)
+
+    asyncio.run(body())
+
+
+def test_opening_a_file_prefetches_its_hovers(project: Path, seeded: dict[str, str]) -> None:
+    """The related memories of a file's symbols and of what it calls are searched when it
+    opens, so the first hover on them finds them ready."""
+
+    async def body() -> None:
+        session = await start(project, options={"mcp": {"transport": "off"}})
+        try:
+            await session.indexed()
+            uri = session.open("util.py")  # defines checkout, calls compute_invoice_total
+
+            async def misses() -> int:
+                return (await session.status()).folders[0].hover_cache.misses
+
+            await asyncio.sleep(3)  # two searches; nothing else runs
+            before = await misses()
+            for line, character in ((3, 6), (4, 15)):  # `checkout`, the call
+                await session.hover(uri, line, character)
+            assert await misses() == before  # both answered from the prefetched results
+            await session.hover(uri, 4, 35)  # `cart`: a word nobody prefetched
+            assert await misses() == before + 1
         finally:
             await stop(session)
 

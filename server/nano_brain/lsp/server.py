@@ -6,13 +6,20 @@ document's :class:`~.features.Context` and call one function of :mod:`.features`
 :mod:`.commands`. Blocking work (SQLite, the embedding model, parsing) runs on pygls's thread
 pool; indexing runs on its own single thread so hovers are answered while it works.
 Nothing is ever printed: stdout carries the protocol, logs go to the client (logMessage).
+
+Files changed outside the editor reach the index through one of two sources, chosen once at
+``initialized`` (option ``index.watch``): file watchers the client registers for us
+(``workspace/didChangeWatchedFiles`` dynamic registration) when it supports them, else the
+server's own watchdog observer. Both feed the same debounced, incremental index pass.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,12 +38,16 @@ from . import features
 from .mcp_sidecar import McpSidecar
 from .options import InitializationOptions, parse_options
 from .text import parse_buffer, uri_to_path
+from .watch import PathRules, Watchers, client_globs
 from .workspaces import Folder, Folders
 
 log = logging.getLogger("nano_brain")
 
 SEARCH_REQUEST = "nano-brain/search"
 INDEX_STATUS_REQUEST = "nano-brain/indexStatus"
+WATCH_REGISTRATION = "nano-brain-watched-files"
+#: A steady stream of changes (a long checkout, a generator) delays a pass at most this much.
+MAX_INDEX_DELAY_S = 3.0
 
 
 class NanoBrainServer(LanguageServer):
@@ -51,7 +62,12 @@ class NanoBrainServer(LanguageServer):
         self.indexer = ThreadPoolExecutor(1, thread_name_prefix="nano-brain-index")
         self._buffers: dict[str, tuple[int | None, Folder, str, list[str], list[Symbol]]] = {}
         self._buffers_lock = threading.Lock()
-        self._timers: dict[Path, threading.Timer] = {}
+        self._timers: dict[Path, tuple[threading.Timer, float]] = {}
+        self.watchers = Watchers(self._changed_on_disk)
+        self.watch_source = "off"
+        """Who reports outside changes: ``client``, ``server`` (watchdog), ``pending`` (asked
+        the client to register watchers, no answer yet) or ``off``."""
+        self._watch_lock = threading.Lock()
         self.stopping = False
         """Set on shutdown: nothing more is sent (the client may stop reading any moment)."""
 
@@ -100,6 +116,12 @@ class NanoBrainServer(LanguageServer):
             self._buffers[uri] = (version, folder, rel, lines, symbols)
         return features.Context(folder, uri, rel, lines, symbols)
 
+    def prefetch(self, ctx: features.Context) -> None:
+        """Search related memory for the file's symbols before the pointer gets there."""
+        if self.options.hover.enabled and self.options.hover.max_related:
+            queued = ctx.folder.related.prefetch(features.prefetch_queries(ctx))
+            log.debug("prefetching related memory for %d symbols of %s", queued, ctx.rel)
+
     def forget_buffer(self, uri: str) -> None:
         with self._buffers_lock:
             self._buffers.pop(uri, None)
@@ -134,6 +156,8 @@ class NanoBrainServer(LanguageServer):
         for warning in folder.brain.config_warnings:
             self.log_to_client(lsp.MessageType.Warning, f"{root}: {warning}")
         self.log_to_client(lsp.MessageType.Info, f"opened {root} (store {folder.brain.store.path})")
+        self._watch_folder(folder)  # before the first pass, so no change falls between the two
+        _freeze_heap()
         if self.options.index.enabled:
             self.schedule_index(folder, delay=0.0)
         else:
@@ -145,6 +169,7 @@ class NanoBrainServer(LanguageServer):
         folder = self.folders.close(root)
         if folder is None:
             return
+        self.watchers.unwatch(folder.root)
         sidecar = self.sidecars.pop(folder.root, None)
         if sidecar is not None:
             sidecar.stop()
@@ -169,20 +194,26 @@ class NanoBrainServer(LanguageServer):
         if not self.options.index.enabled:
             return
         wait = self.options.index.debounce_ms / 1000 if delay is None else delay
+        now = time.monotonic()
         with folder.lock:
             if folder.indexing:
                 folder.dirty = True
                 return
             old = self._timers.pop(folder.root, None)
+            first = now
             if old is not None:
-                old.cancel()
+                if wait > 0 and now - old[1] >= MAX_INDEX_DELAY_S:
+                    self._timers[folder.root] = old  # due soon: a new event must not push it
+                    return
+                old[0].cancel()
+                first = old[1]
             if wait <= 0:
                 folder.indexing = True
                 self.indexer.submit(self._index, folder)
                 return
             timer = threading.Timer(wait, self._start_index, (folder,))
             timer.daemon = True
-            self._timers[folder.root] = timer
+            self._timers[folder.root] = (timer, first)
             timer.start()
 
     def _start_index(self, folder: Folder) -> None:
@@ -258,9 +289,83 @@ class NanoBrainServer(LanguageServer):
         recursing until stderr fills and the process can no longer exit."""
         log.debug("server error (%s): %s", getattr(source, "__name__", source), error)
 
+    # -- changes made outside the editor -------------------------------------------------------
+
+    def start_watching(self) -> None:
+        """Choose who reports outside changes (at ``initialized``, on the event loop)."""
+        mode = self.options.index.watch if self.options.index.enabled else "off"
+        caps = self.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps else None
+        client_can = bool(watched and watched.dynamic_registration)
+        if mode in ("auto", "client") and client_can:
+            self._set_watch_source("pending")
+            register = lsp.RegistrationParams(
+                registrations=[
+                    lsp.Registration(
+                        id=WATCH_REGISTRATION,
+                        method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                            watchers=[lsp.FileSystemWatcher(glob_pattern=g) for g in client_globs()]
+                        ),
+                    )
+                ]
+            )
+            self.client_register_capability(register).add_done_callback(
+                lambda fut: self._registered(_failure(fut), fallback=mode == "auto")
+            )
+        elif mode in ("auto", "server"):
+            self._set_watch_source("server")
+        else:
+            if mode == "client":
+                self.log_to_client(
+                    lsp.MessageType.Warning,
+                    "index.watch is `client` but the client cannot register file watchers: "
+                    "changes made outside the editor are picked up on the next save",
+                )
+            self._set_watch_source("off")
+
+    def _registered(self, error: BaseException | None, *, fallback: bool) -> None:
+        if error is None:
+            self._set_watch_source("client")
+            self.log_to_client(lsp.MessageType.Info, "the client watches files for nano-brain")
+            return
+        source = "server" if fallback else "off"
+        self.log_to_client(
+            lsp.MessageType.Warning,
+            f"the client refused file watchers ({error}); "
+            + ("watching with watchdog instead" if fallback else "not watching files"),
+        )
+        self._set_watch_source(source)
+
+    def _set_watch_source(self, source: str) -> None:
+        with self._watch_lock:
+            self.watch_source = source
+        if source == "server":
+            for folder in self.folders.all():
+                self.thread_pool.submit(self._watch_folder, folder)
+
+    def _watch_folder(self, folder: Folder) -> None:
+        with self._watch_lock:
+            source = self.watch_source
+        if source == "server" and not self.stopping:
+            self.watchers.watch(folder.root, folder.rules)
+
+    def _changed_on_disk(self, root: Path) -> None:
+        """watchdog saw a relevant change under ``root`` (on the observer's thread)."""
+        folder = self.folders.for_path(root)
+        if folder is not None and folder.root == root:
+            self.schedule_index(folder)
+
+    def watching(self, folder: Folder) -> str:
+        if self.watchers.watching(folder.root):
+            return "server"
+        with self._watch_lock:
+            return self.watch_source if self.watch_source != "server" else "off"
+
     def stop_all(self) -> None:
         self.stopping = True
-        for timer in list(self._timers.values()):
+        self.watchers.stop()
+        for timer, _ in list(self._timers.values()):
             timer.cancel()
         for sidecar in list(self.sidecars.values()):
             sidecar.stop()
@@ -381,6 +486,7 @@ def build_server() -> NanoBrainServer:
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: NanoBrainServer, params: lsp.InitializedParams) -> None:
+        ls.start_watching()
         roots = [uri_to_path(f.uri) for f in (ls.workspace.folders or {}).values()]
         if not roots and ls.workspace.root_path:
             roots = [Path(ls.workspace.root_path)]
@@ -410,6 +516,7 @@ def build_server() -> NanoBrainServer:
     def did_open(ls: NanoBrainServer, params: lsp.DidOpenTextDocumentParams) -> None:
         ctx = ls.context(params.text_document.uri)
         if ctx is not None:
+            ls.prefetch(ctx)
             ls.publish(ctx)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
@@ -420,11 +527,15 @@ def build_server() -> NanoBrainServer:
             ls.publish(ctx)  # the buffer is re-parsed: unsaved edits show as stale at once
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    @server.thread()
     def did_save(ls: NanoBrainServer, params: lsp.DidSaveTextDocumentParams) -> None:
         path = uri_to_path(params.text_document.uri)
         folder = ls.folders.for_path(path) if path else None
         if folder is not None:
             ls.schedule_index(folder)
+        ctx = ls.context(params.text_document.uri)
+        if ctx is not None:
+            ls.prefetch(ctx)  # names typed since the file was opened
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: NanoBrainServer, params: lsp.DidCloseTextDocumentParams) -> None:
@@ -432,11 +543,15 @@ def build_server() -> NanoBrainServer:
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: NanoBrainServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-        for folder in {
-            f
-            for change in params.changes
-            if (p := uri_to_path(change.uri)) and (f := ls.folders.for_path(p))
-        }:
+        due: dict[Path, Folder] = {}
+        for change in params.changes:
+            path = uri_to_path(change.uri)
+            folder = ls.folders.for_path(path) if path else None
+            if path is None or folder is None or folder.root in due:
+                continue
+            if _relevant_change(folder.rules, path, change.type):
+                due[folder.root] = folder
+        for folder in due.values():
             ls.schedule_index(folder)
 
     # -- features ----------------------------------------------------------------------------
@@ -444,10 +559,11 @@ def build_server() -> NanoBrainServer:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @server.thread()
     def hover(ls: NanoBrainServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        started = time.perf_counter()
         if not ls.options.hover.enabled:
             return None
         ctx = ls.context(params.text_document.uri)
-        return features.hover(ctx, params.position, ls.options) if ctx else None
+        return features.hover(ctx, params.position, ls.options, started) if ctx else None
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -488,6 +604,12 @@ def build_server() -> NanoBrainServer:
                     "store": str(f.brain.store.path),
                     "indexing": f.indexing,
                     "indexed": f.indexed_once.is_set(),
+                    "watch": ls.watching(f),
+                    "model": _model(f),
+                    "hover_cache": {
+                        "hits": f.related.cache.hits,
+                        "misses": f.related.cache.misses,
+                    },
                     "counts": f.index.counts(),
                     "mcp": (
                         s.endpoint.socket or s.endpoint.url
@@ -515,6 +637,42 @@ def build_server() -> NanoBrainServer:
     command(cmd.NOTES, cmd.NotesArgs, _notes)
     command(cmd.WAKE_UP, cmd.WakeUpArgs, _wake_up)
     return server
+
+
+def _freeze_heap() -> None:
+    """Move what is alive now (modules, pygls, the model, the store) out of the collector's
+    reach. A full collection of the sidecar's ~150k startup objects holds the GIL for 20-75 ms,
+    every thread waits meanwhile, and that was the tail of hover latency; frozen objects are
+    never scanned again, so later collections only walk what requests create."""
+    gc.collect()
+    gc.freeze()
+
+
+def _model(folder: Folder) -> dict[str, Any]:
+    """The embedding model hovers and searches use (for `:checkhealth` and status bars)."""
+    provider, why = folder.reader.provider()
+    configured = folder.brain.config.embedding.provider
+    if provider is None:
+        return {"provider": configured, "name": None, "dim": None, "reason": why}
+    return {"provider": configured, "name": provider.name, "dim": provider.dim}
+
+
+def _failure(future: Any) -> BaseException | None:
+    if future.cancelled():
+        return RuntimeError("the request was cancelled")
+    return future.exception()
+
+
+def _relevant_change(rules: PathRules, path: Path, kind: lsp.FileChangeType) -> bool:
+    """The client's events pass the same rules as watchdog's. A deleted path without a
+    suffix may have been a folder (the client cannot say): judged as one."""
+    if rules.relevant_path(path):
+        return True
+    return (
+        kind == lsp.FileChangeType.Deleted
+        and not path.suffix
+        and rules.relevant_path(path, is_dir=True)
+    )
 
 
 # -- command glue: resolve folder/context, validate, run, report ------------------------------

@@ -1,19 +1,35 @@
-"""The open workspace folders: one Brain and one code index per root, found by URI."""
+"""The open workspace folders: one Brain and one code index per root, found by URI.
+
+Each folder holds three connections to its store, each with its own lock: ``brain``/``index``
+write (commands, index passes); ``reader``/``read_index`` serve the quick lookups of hovers,
+lenses, diagnostics and symbols; ``searcher`` runs the related-memory searches of hovers
+(:mod:`.related`). So a hover never waits behind an index pass's write transaction (WAL lets
+it read the last commit meanwhile), nor its anchored notes behind a search. All three share one
+embedding model.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..brain import Brain
 from ..codeindex import CodeIndex, IndexReport
 from ..config import load_config
+from .cache import GenerationCache
 from .options import InitializationOptions, config_overrides
+from .related import RelatedLookups, related_memories
+from .render import RelatedView
 from .text import relative_to
+from .watch import PathRules
 
 log = logging.getLogger(__name__)
+
+#: Audit rows read to find the newest one that is no index pass.
+_GENERATION_WINDOW = 20
 
 
 @dataclass(eq=False)
@@ -23,6 +39,11 @@ class Folder:
     root: Path
     brain: Brain
     index: CodeIndex
+    reader: Brain
+    read_index: CodeIndex
+    searcher: Brain
+    related: RelatedLookups[list[RelatedView]]
+    rules: PathRules
     indexing: bool = False
     dirty: bool = False
     """A change arrived while an index pass ran: run another when it ends."""
@@ -34,6 +55,9 @@ class Folder:
 
     def rel(self, path: Path) -> str | None:
         return relative_to(self.root, path)
+
+    def generation(self) -> int:
+        return _generation(self.reader)
 
     def start_harvest(self) -> None:
         """Harvest this folder's agent sessions in the background, as `nano-brain watch`."""
@@ -51,7 +75,26 @@ class Folder:
         if self.harvest_stop is not None and self.harvest_thread is not None:
             self.harvest_stop.set()
             self.harvest_thread.join(timeout=5)
+        self.related.close()
+        self.searcher.close()
+        self.reader.close()
         self.brain.close()
+
+
+def _generation(reader: Brain) -> int:
+    """The id of the store's newest audit-log row that can change what memory a search finds.
+
+    Every mutation (write, edit, supersede, retract, delete, harvest, ...) appends one in its
+    own transaction, from any process. Index passes are skipped: they change code, and hovers
+    search notes and sessions only; without that, each save would drop every cached result.
+    When the newest rows are all index passes, the oldest of them stands in (it moves on more
+    often than needed, never less).
+    """
+    rows = reader.log(limit=_GENERATION_WINDOW)
+    for row in rows:
+        if row.action != "index":
+            return row.id
+    return rows[-1].id if rows else 0
 
 
 def _watch(harvester: object, stop: threading.Event, root: Path) -> None:
@@ -79,10 +122,40 @@ class Folders:
             return None
         loaded = load_config(root, overrides=config_overrides(options))
         brain = Brain(root, config=loaded, actor="lsp")
+        # the model is loaded now (about 0.15 s), not by the first hover, and shared
+        opened = [brain]
+        try:
+            provider, why = brain.provider()
+            if provider is None:
+                log.info("%s: no vector search (%s)", root, why)
+            for _ in range(2):  # the reader and the searcher
+                opened.append(Brain(root, config=loaded, db_path=brain.store.path,
+                                    provider=provider, actor="lsp"))  # fmt: skip
+        except BaseException:
+            for done in opened:
+                done.close()
+            raise
+        _, reader, searcher = opened
+        hover = options.hover
+        search = partial(
+            related_memories,
+            searcher,
+            limit=hover.max_related + hover.max_notes,  # anchored ones are dropped from these
+            min_similarity=hover.min_similarity,
+            snippet_chars=hover.snippet_chars,
+        )
+        exclude = options.index.exclude
         folder = Folder(
             root,
             brain,
-            CodeIndex(brain, exclude=options.index.exclude, workers=options.index.workers),
+            CodeIndex(brain, exclude=exclude, workers=options.index.workers),
+            reader,
+            CodeIndex(reader, exclude=exclude),
+            searcher,
+            RelatedLookups(
+                search, partial(_generation, reader), GenerationCache(hover.cache_entries)
+            ),
+            PathRules(root, exclude, skip=brain.store.path.parent),
         )
         with self._lock:
             kept = self._by_root.setdefault(root, folder)

@@ -7,6 +7,7 @@ M.defaults = {
   filetypes = nil, -- nil: every file type; else a list
   root_markers = { ".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml" },
   init_options = {}, -- sent as initializationOptions (hover, index, mcp, code_lens, ...)
+  capabilities = nil, -- merged over Neovim's client capabilities (e.g. file watchers)
   autostart = true,
 }
 
@@ -21,7 +22,7 @@ end
 function M.setup(opts)
   opts = opts or {}
   for key in pairs(opts) do
-    if M.defaults[key] == nil and key ~= "filetypes" then
+    if M.defaults[key] == nil and key ~= "filetypes" and key ~= "capabilities" then
       warn("unknown option '" .. key .. "' ignored")
       opts[key] = nil
     end
@@ -32,6 +33,7 @@ function M.setup(opts)
     filetypes = { cfg.filetypes, "table", true },
     root_markers = { cfg.root_markers, "table" },
     init_options = { cfg.init_options, "table" },
+    capabilities = { cfg.capabilities, "table", true },
     autostart = { cfg.autostart, "boolean" },
   })
   if not ok then
@@ -56,9 +58,12 @@ function M.setup(opts)
   return cfg
 end
 
-local function root_for(buf)
-  local name = vim.api.nvim_buf_get_name(buf)
-  local found = vim.fs.find(M.config.root_markers, { path = vim.fs.dirname(name), upward = true })[1]
+--- The workspace root of a buffer: the nearest folder above its file (or, for a buffer that is
+--- no file, above the current directory) holding a root marker; else the current directory.
+function M.root_for(buf)
+  local name = vim.api.nvim_buf_get_name(buf or 0)
+  local from = (name ~= "" and not name:find("://")) and vim.fs.dirname(name) or vim.fn.getcwd()
+  local found = vim.fs.find(M.config.root_markers, { path = from, upward = true })[1]
   return found and vim.fs.dirname(found) or vim.fn.getcwd()
 end
 
@@ -73,13 +78,16 @@ function M.start(buf)
   if M.config.filetypes and not vim.tbl_contains(M.config.filetypes, ft) then
     return nil
   end
-  local root = root_for(buf)
+  local root = M.root_for(buf)
   local spec = {
     name = M.client_name,
     cmd = M.config.cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
     init_options = M.config.init_options,
+    -- a client's capabilities replace the defaults: merge the user's over them
+    capabilities = M.config.capabilities
+      and vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), M.config.capabilities),
   }
   if vim.lsp.start then
     return vim.lsp.start(spec, { bufnr = buf })
@@ -91,9 +99,32 @@ function M.start(buf)
   return id
 end
 
+local get_clients = vim.lsp.get_clients or vim.lsp.get_active_clients
+
 function M.client(buf)
-  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
-  return get({ name = M.client_name, bufnr = buf or vim.api.nvim_get_current_buf() })[1]
+  return get_clients({ name = M.client_name, bufnr = buf or vim.api.nvim_get_current_buf() })[1]
+end
+
+--- Every running nano-brain client, attached to any buffer.
+function M.clients()
+  return get_clients({ name = M.client_name })
+end
+
+-- Neovim 0.11 made client requests methods (client:request); 0.10 has plain functions.
+local methods = vim.fn.has("nvim-0.11") == 1
+
+function M.request(client, method, params, handler, bufnr)
+  if methods then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+function M.request_sync(client, method, params, timeout_ms, bufnr)
+  if methods then
+    return client:request_sync(method, params, timeout_ms, bufnr)
+  end
+  return client.request_sync(method, params, timeout_ms, bufnr)
 end
 
 local function exec(command, args, on_done)
@@ -102,7 +133,7 @@ local function exec(command, args, on_done)
     warn("no nano-brain server attached to this buffer")
     return
   end
-  client:request("workspace/executeCommand", { command = command, arguments = { args } }, function(err, result)
+  M.request(client, "workspace/executeCommand", { command = command, arguments = { args } }, function(err, result)
     if err then
       vim.notify("nano-brain: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
       return
@@ -171,7 +202,7 @@ function M.search(query)
       warn("no nano-brain server attached to this buffer")
       return
     end
-    client:request("nano-brain/search", { query = q, uri = vim.uri_from_bufnr(0) }, function(err, res)
+    M.request(client, "nano-brain/search", { query = q, uri = vim.uri_from_bufnr(0) }, function(err, res)
       if err then
         vim.notify("nano-brain: " .. err.message, vim.log.levels.ERROR)
         return
