@@ -105,6 +105,7 @@ class Session:
     diagnostics: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     registrations: list[lsp.Registration] = field(default_factory=list)
+    lens_refreshes: int = 0
 
     def uri(self, rel: str) -> str:
         return (self.root / rel).as_uri()
@@ -205,7 +206,7 @@ async def start(
 
     @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
     def lens_refresh(params: None) -> None:
-        return None
+        session.lens_refreshes += 1
 
     # lsprotocol 2025.0.0 structures every code action that carries a `command` as a bare
     # Command (stringifying the nested object); decide by the type of `command` instead.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,14 @@ def _span(a: int, b: int, c: int, d: int) -> dict[str, Any]:
 
 
 async def _ready(project: Path) -> tuple[Session, str]:
-    session = await start(project, options={"mcp": {"transport": "off"}})
+    session = await start(
+        project,
+        options={"mcp": {"transport": "off"}},
+        workspace=lsp.WorkspaceClientCapabilities(
+            workspace_folders=True,
+            code_lens=lsp.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+        ),
+    )
     await session.indexed()
     return session, session.open("billing.py")
 
@@ -83,6 +91,15 @@ def test_decision_supersede_retract_search_and_lens(project: Path) -> None:
             )
             old = decision["note"]["id"]
             assert decision["anchored_to"] == "billing.py::compute_invoice_total"
+            # the client is asked to re-read its lenses ("N notes") after a note changes
+            await session.wait_for(lambda: session.lens_refreshes > 0, 10)
+            anchored = await session.command(
+                "nano-brain.notes", {"uri": uri, "symbol": "billing.py::compute_invoice_total"}
+            )
+            [shown] = anchored["notes"]
+            assert (shown["id"], shown["title"]) == (old, "Tax applies to the subtotal")
+            assert "decision" in shown["tags"] and shown["collection"]
+            assert shown["created_at"].startswith(str(time.gmtime().tm_year))
             lenses = await session.client.text_document_code_lens_async(
                 lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri))
             )
@@ -113,9 +130,11 @@ def test_decision_supersede_retract_search_and_lens(project: Path) -> None:
                 "nano-brain/search", {"query": "tax per line", "limit": 5}
             )
             assert structured.results[0].id == new["note"]["id"]
+            before = session.lens_refreshes
             retracted = await session.command(
                 "nano-brain.retract", {"id": new["note"]["id"], "reason": "wrong"}
             )
+            await session.wait_for(lambda: session.lens_refreshes > before, 10)
             assert retracted["note"]["status"] == "retracted"
             with pytest.raises(JsonRpcException, match="title or text"):
                 await session.command("nano-brain.recordDecision", {"uri": uri})

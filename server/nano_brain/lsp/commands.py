@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InvalidInputError, NanoBrainError
 from ..search import validate_request
+from ..timeutil import iso
 from .features import Context, anchors_of, note_views
 from .text import innermost, slice_text
 from .workspaces import Folder
@@ -237,6 +238,8 @@ def notes(folder: Folder, ctx: Context | None, args: NotesArgs) -> dict[str, Any
                 "title": v.title,
                 "status": v.status,
                 "tags": list(v.tags),
+                "collection": v.collection,
+                "created_at": iso(v.created_at),
                 "stale": v.stale,
                 "snippet": v.snippet,
             }  # fmt: skip

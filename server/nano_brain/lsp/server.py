@@ -725,16 +725,23 @@ def _needs_ctx(ctx: features.Context | None) -> features.Context:
 
 def _save_selection(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
     folder.indexed_once.wait(60)  # anchoring needs the symbol in the index
-    return cmd.save_selection(folder, _needs_ctx(ctx), args)
+    return _changed(ls, folder, cmd.save_selection(folder, _needs_ctx(ctx), args))
 
 
 def _record_decision(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
     folder.indexed_once.wait(60)
-    return cmd.record_decision(folder, ctx, args)
+    return _changed(ls, folder, cmd.record_decision(folder, ctx, args))
 
 
 def _supersede(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
-    return cmd.supersede(folder, ctx, args)
+    return _changed(ls, folder, cmd.supersede(folder, ctx, args))
+
+
+def _changed(ls: NanoBrainServer, folder: Folder, result: dict[str, Any]) -> dict[str, Any]:
+    """After a note changed: fresh stale hints, and the client asked to re-read code lenses
+    (their "N notes" counts), instead of waiting for the next index pass."""
+    ls.refresh_open_documents(folder)
+    return result
 
 
 def _search(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
@@ -742,7 +749,7 @@ def _search(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[st
 
 
 def _retract(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
-    return cmd.retract(folder, args)
+    return _changed(ls, folder, cmd.retract(folder, args))
 
 
 def _notes(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
