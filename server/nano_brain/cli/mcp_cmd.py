@@ -6,6 +6,7 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,8 +16,10 @@ from ..errors import InvalidInputError
 from ..mcp import client_config
 from ..mcp.registry import BUILTIN_TOOL_MODULES
 from ..mcp.security import is_loopback, load_or_create_token, token_path
-from ..mcp.transports import Endpoint, read_endpoint, run_stdio, serve_http
 from ._app import db_option, main, workspace_option
+
+if TYPE_CHECKING:
+    from ..mcp.transports import Endpoint
 
 _extra_tools = click.option(
     "--extra-tools",
@@ -37,6 +40,8 @@ def _open(workspace: Path | None, db: Path | None) -> Brain:
 def mcp_stdio(workspace: Path | None, db: Path | None, extra_tools: tuple[str, ...]) -> None:
     """Serve this workspace's memory to one agent over stdio (the agent starts this)."""
     with _open(workspace, db) as brain:
+        from ..mcp.transports import run_stdio  # the MCP SDK: only when serving
+
         run_stdio(brain, modules=(*BUILTIN_TOOL_MODULES, *extra_tools))
 
 
@@ -79,6 +84,8 @@ def serve(
     """Serve this workspace's memory over streamable HTTP (loopback or a unix socket)."""
     if no_auth and (allow_remote or (socket_path is None and not is_loopback(host))):
         raise InvalidInputError("--no-auth is only allowed on loopback or a unix socket")
+    from ..mcp.transports import serve_http
+
     with _open(workspace, db) as brain:
         token = None if no_auth else load_or_create_token(brain.workspace_id)
 
@@ -112,6 +119,8 @@ def mcp_config(workspace: Path | None, as_json: bool) -> None:
     if not root.is_dir():
         raise InvalidInputError(f"workspace {root} is not a directory")
     wid = paths.workspace_id(root)
+    from ..mcp.transports import read_endpoint
+
     token = load_or_create_token(wid)
     endpoint = read_endpoint(wid)
     url = (

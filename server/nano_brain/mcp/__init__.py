@@ -4,10 +4,35 @@ Nothing here knows SQL: every tool calls a Brain method. See `registry` for how 
 declared and `security` for what protects the HTTP transport.
 """
 
-from .registry import BUILTIN_TOOL_MODULES, ToolRegistry, ToolSpec, load_registry
-from .security import HttpGuard, check_bind, load_or_create_token, token_path
-from .server import build_server
-from .transports import Endpoint, build_http_app, read_endpoint, run_stdio, serve_http
+import importlib
+from typing import Any
+
+# Loaded on first use: the MCP SDK, uvicorn and starlette cost ~0.5 s to import, which every
+# CLI command (and the editor sidecar's start) would pay for nothing.
+_EXPORTS = {
+    "BUILTIN_TOOL_MODULES": "registry",
+    "ToolRegistry": "registry",
+    "ToolSpec": "registry",
+    "load_registry": "registry",
+    "HttpGuard": "security",
+    "check_bind": "security",
+    "load_or_create_token": "security",
+    "token_path": "security",
+    "build_server": "server",
+    "Endpoint": "transports",
+    "build_http_app": "transports",
+    "read_endpoint": "transports",
+    "run_stdio": "transports",
+    "serve_http": "transports",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)
+
 
 __all__ = [
     "BUILTIN_TOOL_MODULES",
