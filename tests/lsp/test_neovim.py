@@ -18,7 +18,8 @@ from .conftest import server_command
 
 PLUGIN = Path(__file__).resolve().parents[2] / "editors" / "nvim"
 
-SCRIPT = textwrap.dedent(
+# Every script: load the plugin from the checkout; finish(code) writes `out` and quits.
+PRELUDE = textwrap.dedent(
     """
     local out = {}
     local function finish(code)
@@ -27,6 +28,11 @@ SCRIPT = textwrap.dedent(
     end
     vim.opt.runtimepath:prepend(os.getenv("NB_PLUGIN"))
     vim.cmd("runtime plugin/nano_brain.lua")
+    """
+)
+
+SCRIPT = PRELUDE + textwrap.dedent(
+    """
     local notes = {}
     vim.notify = function(msg) table.insert(notes, msg) end
     vim.ui.input = function(_, cb) cb("") end
@@ -62,15 +68,8 @@ SCRIPT = textwrap.dedent(
 )
 
 
-HEALTH = textwrap.dedent(
+HEALTH = PRELUDE + textwrap.dedent(
     """
-    local out = {}
-    local function finish(code)
-      local f = io.open(os.getenv("NB_OUT"), "w"); f:write(vim.json.encode(out)); f:close()
-      vim.cmd(code == 0 and "qall!" or ("cquit! " .. code))
-    end
-    vim.opt.runtimepath:prepend(os.getenv("NB_PLUGIN"))
-    vim.cmd("runtime plugin/nano_brain.lua")
     local nb = require("nano_brain")
     local function report()
       local before = vim.api.nvim_get_current_buf()
@@ -105,15 +104,8 @@ HEALTH = textwrap.dedent(
 )
 
 
-WATCH = textwrap.dedent(
+WATCH = PRELUDE + textwrap.dedent(
     """
-    local out = {}
-    local function finish(code)
-      local f = io.open(os.getenv("NB_OUT"), "w"); f:write(vim.json.encode(out)); f:close()
-      vim.cmd(code == 0 and "qall!" or ("cquit! " .. code))
-    end
-    vim.opt.runtimepath:prepend(os.getenv("NB_PLUGIN"))
-    vim.cmd("runtime plugin/nano_brain.lua")
     local nb = require("nano_brain")
     nb.setup({ cmd = vim.json.decode(os.getenv("NB_CMD")),
                init_options = { mcp = { transport = "off" } },
