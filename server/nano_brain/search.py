@@ -215,8 +215,9 @@ class SearchPipeline:
         )
         if not selective:
             k = int(pool * _OVERSAMPLE)
+            code = _code_partition(filters.kinds)
             while True:
-                neighbours = store.knn(q, k)
+                neighbours = store.knn(q, k, code=code)
                 chunk_ids, doc_ids, matrix = store.vectors([c for c, _ in neighbours], filters)
                 if len(chunk_ids) >= pool or len(neighbours) < k:
                     return _rescore(q, chunk_ids, doc_ids, matrix, pool)
@@ -378,6 +379,15 @@ def _merge(first: list[Hit], more: list[Hit], pool: int) -> list[Hit]:
             merged.append(hit)
             seen.add(hit.chunk_id)
     return merged[: pool * 2]
+
+
+def _code_partition(kinds: tuple[str, ...]) -> bool | None:
+    """Which part of the k-NN index can hold the kinds asked for (None: both)."""
+    if not kinds:
+        return None
+    if all(k == "code" for k in kinds):
+        return True
+    return False if "code" not in kinds else None
 
 
 def _code_query(query: str) -> str:

@@ -94,7 +94,7 @@ def test_schema_4_symbol_chunks_move_to_bulk_indexing(workspace: Path) -> None:
     db.close()
 
     with Brain(workspace, config=config, db_path=db_path) as brain:
-        assert brain.store.schema_version() == 5
+        assert brain.store.schema_version() == len(MIGRATIONS)
         # a symbol chunk's title starts with the qualified name (then its words and summary)
         rows = brain.store._rows("SELECT title, symbol FROM chunks")
         flags = {title.split("\n")[0]: flag for title, flag in rows}

@@ -322,7 +322,16 @@ CREATE TRIGGER chunks_au AFTER UPDATE OF title, body ON chunks BEGIN
 END;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
+# The k-NN index (vec_chunks) gains a partition key, code or not, so that a search of notes
+# and sessions never walks the code index's vectors (77k for a stdlib-sized repository, where
+# a workspace has a few thousand notes). The index exists only once an embedding model is
+# recorded and its column type follows the model's dimension, so the rebuild is a Python step
+# (store.Store._partition_vector_index) run right after this script, in its transaction.
+_V6 = """
+-- see store.Store._partition_vector_index
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

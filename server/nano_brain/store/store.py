@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,6 +217,8 @@ class Store:
                 log.info("store %s: applying migration %d", self.path, number)
                 for statement in _statements(MIGRATIONS[number - 1]):
                     self._db.execute(statement)
+                if number in _MIGRATION_STEPS:
+                    _MIGRATION_STEPS[number](self)
                 self._db.execute(f"PRAGMA user_version = {number}")
 
     def schema_version(self) -> int:
@@ -728,10 +730,7 @@ class Store:
             self._exec("DROP TABLE IF EXISTS vec_chunks")
             self._exec("DELETE FROM chunk_vectors")
             self._exec("UPDATE chunks SET embedded = 0 WHERE embedded != 0")
-            self._exec(
-                f"CREATE VIRTUAL TABLE vec_chunks USING vec0 ("
-                f"chunk_id INTEGER PRIMARY KEY, embedding {_vec_type(dim)})"
-            )
+            self._create_vector_index(dim)
             self._exec(
                 "CREATE TRIGGER chunk_vectors_ad AFTER DELETE ON chunk_vectors BEGIN "
                 "DELETE FROM vec_chunks WHERE chunk_id = old.chunk_id; END"
@@ -770,25 +769,54 @@ class Store:
                     continue  # the chunk was deleted or replaced while we embedded it
                 self._exec("DELETE FROM vec_chunks WHERE chunk_id = ?", (chunk_id,))
                 self._exec(
-                    f"INSERT INTO vec_chunks (chunk_id, embedding) VALUES (?, {quantize}(?))",
-                    (chunk_id, blob),
+                    f"INSERT INTO vec_chunks (chunk_id, code, embedding) "
+                    f"SELECT ?, kind = 'code', {quantize}(?) FROM documents WHERE id = ?",
+                    (chunk_id, blob, doc_id),
                 )
                 self._exec("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
                 stored += 1
         return stored
 
-    def knn(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """Approximate neighbours from the quantized index: (chunk id, index distance)."""
+    def knn(
+        self, query: np.ndarray, k: int, *, code: bool | None = None
+    ) -> list[tuple[int, float]]:
+        """Approximate neighbours from the quantized index: (chunk id, index distance).
+
+        ``code`` searches only the chunks of code documents (True) or only the others
+        (False): the index is partitioned so, and a note search never wades through the
+        code index's many more vectors.
+        """
         model = self.vector_model()
         if model is None:
             return []
         blob = np.asarray(query, dtype=np.float32).tobytes()
+        partition = "" if code is None else f" AND code = {int(code)}"
         rows = self._rows(
             f"SELECT chunk_id, distance FROM vec_chunks WHERE embedding MATCH "
-            f"{_quantizer(model[1])}(?) AND k = ?",
+            f"{_quantizer(model[1])}(?) AND k = ?{partition}",
             (blob, min(int(k), 4096)),
         )
         return [(r[0], r[1]) for r in rows]
+
+    def _create_vector_index(self, dim: int) -> None:
+        self._exec(
+            "CREATE VIRTUAL TABLE vec_chunks USING vec0 (chunk_id INTEGER PRIMARY KEY, "
+            f"code INTEGER PARTITION KEY, embedding {_vec_type(dim)})"
+        )
+
+    def _partition_vector_index(self) -> None:
+        """Migration 6: rebuild the k-NN index partitioned by code / not code, from the
+        stored full vectors (nothing is embedded again)."""
+        model = self.vector_model()
+        if model is None:
+            return  # no index yet: reset_vectors creates it partitioned
+        self._exec("DROP TABLE IF EXISTS vec_chunks")
+        self._create_vector_index(model[1])
+        self._exec(
+            "INSERT INTO vec_chunks (chunk_id, code, embedding) "
+            f"SELECT v.chunk_id, d.kind = 'code', {_quantizer(model[1])}(v.embedding) "
+            "FROM chunk_vectors v JOIN documents d ON d.id = v.doc_id"
+        )
 
     def vectors(
         self, chunk_ids: Sequence[int], filters: Filters
@@ -910,6 +938,13 @@ class Store:
                 "WHERE d.id IS NULL"
             )[0][0],
         }
+
+
+#: Parts of a migration that depend on the store's state (the vector index exists once a
+#: model is recorded, typed by its dimension): run in the migration's transaction after its SQL.
+_MIGRATION_STEPS: dict[int, Callable[[Store], None]] = {
+    6: Store._partition_vector_index,
+}
 
 
 def _vec_type(dim: int) -> str:
