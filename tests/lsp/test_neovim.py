@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -148,10 +149,12 @@ def _nvim() -> str:
     return exe
 
 
-def test_neovim_hover_and_save(project: Path, seeded: dict[str, str], tmp_path: Path) -> None:
+def _run(source: str, project: Path, tmp_path: Path, *, cwd: Path | None = None,
+         timeout: int = 180, **env_extra: str) -> dict[str, Any]:
+    """Run a Lua script in headless Neovim against ``project``; the ``out`` it wrote."""
     nvim = _nvim()
-    script = tmp_path / "test.lua"
-    script.write_text(SCRIPT, encoding="utf-8")
+    script = tmp_path / "script.lua"
+    script.write_text(source, encoding="utf-8")
     out = tmp_path / "out.json"
     env = {
         **os.environ,
@@ -160,15 +163,23 @@ def test_neovim_hover_and_save(project: Path, seeded: dict[str, str], tmp_path: 
         "NB_FILE": str(project / "billing.py"),
         "NB_CMD": json.dumps(server_command()),
         "XDG_CACHE_HOME": str(tmp_path / "nvim-cache"),
+        **env_extra,
     }
-    (project / ".git").mkdir()  # the root marker the plugin looks for
     proc = subprocess.run(
-        [nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", f"luafile {script}"],
-        env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=180,
+        # the last -c only runs when the script failed before quitting
+        [nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", f"luafile {script}",
+         "-c", "cquit! 9"],
+        env=env, cwd=cwd or project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=timeout,
     )  # fmt: skip
-    result = json.loads(out.read_text()) if out.exists() else {}
+    result: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
     assert proc.returncode == 0, (proc.returncode, result, proc.stderr[-2000:])
+    return result
+
+
+def test_neovim_hover_and_save(project: Path, seeded: dict[str, str], tmp_path: Path) -> None:
+    (project / ".git").mkdir()  # the root marker the plugin looks for
+    result = _run(SCRIPT, project, tmp_path)
     assert "unknown option 'bogus'" in result["setup_warning"]
     assert f"#{seeded['decision']}" in result["hover"]
     assert "Invoice totals round after tax" in result["hover"]
@@ -183,29 +194,9 @@ def test_neovim_hover_and_save(project: Path, seeded: dict[str, str], tmp_path: 
 
 
 def test_checkhealth_reports_server_version_store_and_model(project: Path, tmp_path: Path) -> None:
-    nvim = _nvim()
-    script = tmp_path / "health.lua"
-    script.write_text(HEALTH, encoding="utf-8")
-    out = tmp_path / "out.json"
     (project / ".git").mkdir()
     (project / "sub").mkdir()
-    env = {
-        **os.environ,
-        "NB_OUT": str(out),
-        "NB_PLUGIN": str(PLUGIN),
-        "NB_FILE": str(project / "billing.py"),
-        "NB_CMD": json.dumps(server_command()),
-        "XDG_CACHE_HOME": str(tmp_path / "nvim-cache"),
-    }
-    proc = subprocess.run(
-        # the last -c only runs when the script failed before quitting
-        [nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", f"luafile {script}",
-         "-c", "cquit! 9"],
-        env=env, cwd=project / "sub", stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
-    result = json.loads(out.read_text()) if out.exists() else {}
-    assert proc.returncode == 0, (proc.returncode, result, proc.stderr[-2000:])
+    result = _run(HEALTH, project, tmp_path, cwd=project / "sub", timeout=120)
     with Brain(project) as brain:
         store = str(brain.store.path)
         model = brain.status()["embedding"]["model"]
@@ -225,27 +216,7 @@ def test_checkhealth_reports_server_version_store_and_model(project: Path, tmp_p
 def test_neovim_file_watcher_when_enabled(project: Path, tmp_path: Path) -> None:
     """With `capabilities` enabling dynamic file watchers, the server registers them and
     Neovim's own watcher reports files written outside the editor."""
-    nvim = _nvim()
-    script = tmp_path / "watch.lua"
-    script.write_text(WATCH, encoding="utf-8")
-    out = tmp_path / "out.json"
     (project / ".git").mkdir()
-    env = {
-        **os.environ,
-        "NB_OUT": str(out),
-        "NB_PLUGIN": str(PLUGIN),
-        "NB_FILE": str(project / "billing.py"),
-        "NB_NEW": str(project / "shipping.py"),
-        "NB_CMD": json.dumps(server_command()),
-        "XDG_CACHE_HOME": str(tmp_path / "nvim-cache"),
-    }
-    proc = subprocess.run(
-        [nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", f"luafile {script}",
-         "-c", "cquit! 9"],
-        env=env, cwd=project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=150,
-    )  # fmt: skip
-    result = json.loads(out.read_text()) if out.exists() else {}
-    assert proc.returncode == 0, (proc.returncode, result, proc.stderr[-2000:])
+    result = _run(WATCH, project, tmp_path, timeout=150, NB_NEW=str(project / "shipping.py"))
     assert result["watch"] == "client"  # registered with Neovim; no watchdog of our own
     assert result["found"] is True
