@@ -29,6 +29,13 @@ PRELUDE = textwrap.dedent(
     end
     vim.opt.runtimepath:prepend(os.getenv("NB_PLUGIN"))
     vim.cmd("runtime plugin/nano_brain.lua")
+    local function open_attached(nb)  -- edit NB_FILE; true once the client initialized
+      vim.cmd("edit " .. os.getenv("NB_FILE"))
+      local buf = vim.api.nvim_get_current_buf()
+      return buf, vim.wait(30000, function()
+        local c = nb.client(buf); return c ~= nil and c.initialized
+      end, 50)
+    end
     """
 )
 
@@ -41,11 +48,7 @@ SCRIPT = PRELUDE + textwrap.dedent(
     nb.setup({ cmd = vim.json.decode(os.getenv("NB_CMD")),
                init_options = { mcp = { transport = "off" } }, bogus = 1 })
     out.setup_warning = notes[1]
-    vim.cmd("edit " .. os.getenv("NB_FILE"))
-    local buf = vim.api.nvim_get_current_buf()
-    local ok = vim.wait(30000, function()
-      local c = nb.client(buf); return c ~= nil and c.initialized
-    end, 50)
+    local buf, ok = open_attached(nb)
     if not ok then out.error = "client did not initialize"; return finish(2) end
     local client = nb.client(buf)
     ok = vim.wait(60000, function()
@@ -86,11 +89,7 @@ HEALTH = PRELUDE + textwrap.dedent(
     out.detached = report()  -- no server running: asks the CLI
     nb.setup({ cmd = vim.json.decode(os.getenv("NB_CMD")),
                init_options = { mcp = { transport = "off" } } })
-    vim.cmd("edit " .. os.getenv("NB_FILE"))
-    local buf = vim.api.nvim_get_current_buf()
-    local ok = vim.wait(30000, function()
-      local c = nb.client(buf); return c ~= nil and c.initialized
-    end, 50)
+    local buf, ok = open_attached(nb)
     if not ok then out.error = "client did not initialize"; return finish(2) end
     ok = vim.wait(60000, function()
       local r = nb.request_sync(nb.client(buf), "nano-brain/indexStatus", {}, 5000, buf)
