@@ -279,7 +279,7 @@ class CodeStore:
                     (own, self.ws, secrets.token_hex(6), CODE_COLLECTION, qname, text,
                      text_hash, SYMBOL_SOURCE_PREFIX + qname, meta, now, now, now, now)
                 )  # fmt: skip
-                chunks.append((chunk_id, own, self.ws, title or qname, text, kind, start, end))
+                chunks.append((chunk_id, own, self.ws, title, text, kind, start, end))
                 chunk_id += 1
             sym_rows.append(
                 (file_id, self.ws, qname, name, kind, parent, sig, doc, start, end, sha, bases, own)
