@@ -24,7 +24,7 @@ from .errors import (
     NotFoundError,
     TombstonedError,
 )
-from .filters import KINDS, Filters
+from .filters import KINDS, Filters, is_decision
 from .models import (
     AuditEntry,
     Document,
@@ -43,11 +43,6 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$")
 _UNSET: Any = object()
-# What eviction never touches unless `storage.evict_decisions`: active decisions.
-_DECISION_SQL = (
-    "d.status = 'active' AND (d.collection = 'decisions' OR EXISTS (SELECT 1 FROM document_tags t "
-    "WHERE t.doc_id = d.id AND t.tag IN ('decision', 'auto:architecture-decision')))"
-)
 
 
 class Brain(VectorAccess):
@@ -291,7 +286,7 @@ class Brain(VectorAccess):
         decisions = [
             d
             for d in store.list_documents(Filters(), limit=pick * 4, order="created")
-            if _is_decision(d)
+            if is_decision(d.collection, d.tags)
         ][:per_section]
         used = [
             d
@@ -495,14 +490,13 @@ class Brain(VectorAccess):
         limit = self.config.storage.max_size_bytes()
         if limit is None or self.store.logical_size() <= limit:
             return []
-        protect = "0" if self.config.storage.evict_decisions else _DECISION_SQL
         evicted: list[Document] = []
         decay = self.config.decay
         while self.store.logical_size() > limit:
             batch = self.store.eviction_candidates(
                 by_access=decay.enabled,
                 tier_seconds=decay.half_life_days() * 86400,
-                protect=protect,
+                protect_decisions=not self.config.storage.evict_decisions,
                 limit=10,
             )
             if not batch:
@@ -688,14 +682,6 @@ class Brain(VectorAccess):
         if row is None:
             raise NotFoundError(f"no document {ref} in this workspace")
         return row
-
-
-def _is_decision(row: DocumentRow) -> bool:
-    return (
-        row.collection == "decisions"
-        or "decision" in row.tags
-        or "auto:architecture-decision" in row.tags
-    )
 
 
 def _fresh(rows: list[DocumentRow], seen: set[str], n: int) -> list[DocumentRow]:

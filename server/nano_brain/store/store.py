@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..filters import Filters
+from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
 from ._sqlite import load_vec, sqlite_module
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 
@@ -514,18 +514,21 @@ class Store:
         return int((pages - free) * size)
 
     def eviction_candidates(
-        self, *, by_access: bool, tier_seconds: float, protect: str, limit: int
+        self, *, by_access: bool, tier_seconds: float, protect_decisions: bool, limit: int
     ) -> list[DocumentRow]:
-        """Current documents in eviction order; `protect` is SQL over `d` for the exempt."""
+        """Current documents in eviction order: never pinned ones, nor active decisions when
+        `protect_decisions` (a decision as `filters.is_decision` defines it)."""
         order = "d.created_at, d.id"
         if by_access:
             order = (
                 f"CAST(d.created_at / {float(tier_seconds)} AS INTEGER), "
                 "d.access_count, d.created_at, d.id"
             )
-        return self._documents(
-            f"d.pinned = 0 AND NOT ({protect})", (), order=order, limit=limit, content=False
-        )
+        where, params = "d.pinned = 0", []
+        if protect_decisions:
+            decision, params = _decision_sql()
+            where += f" AND NOT (d.status = 'active' AND {decision})"
+        return self._documents(where, params, order=order, limit=limit, content=False)
 
     def add_tags(self, doc_id: int, tags: Iterable[str]) -> None:
         for tag in tags:
@@ -945,6 +948,16 @@ class Store:
 _MIGRATION_STEPS: dict[int, Callable[[Store], None]] = {
     6: Store._partition_vector_index,
 }
+
+
+def _decision_sql() -> tuple[str, list[str]]:
+    """SQL over `documents d` for `filters.is_decision`, from the same constants."""
+    marks = ",".join("?" * len(DECISION_TAGS))
+    return (
+        "(d.collection = ? OR EXISTS (SELECT 1 FROM document_tags t WHERE t.doc_id = d.id "
+        f"AND t.tag IN ({marks})))",
+        [DECISION_COLLECTION, *DECISION_TAGS],
+    )
 
 
 def _vec_type(dim: int) -> str:
