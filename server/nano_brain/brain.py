@@ -418,7 +418,7 @@ class Brain(VectorAccess):
             seen.add(successor)
             nxt = self.store.find_current(successor)
             successor = nxt.superseded_by if nxt else None
-        self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid)
+        self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid, actor=self.actor)
         self._audit(
             "supersede",
             old,
@@ -443,7 +443,7 @@ class Brain(VectorAccess):
             row = self._resolve(ref)
             if row.status == status:
                 return Document.from_row(row, content=False)
-            self.store.set_status(row.uid, status, now)
+            self.store.set_status(row.uid, status, now, actor=self.actor)
             self._audit(action, row, at=now, new_status=status, details=details)
             row = self._require(self.store.find_current(row.uid), ref)
         return Document.from_row(row, content=False)
@@ -475,15 +475,9 @@ class Brain(VectorAccess):
     def prune_log(self, *, older_than: str) -> int:
         """Delete audit entries older than a duration (e.g. `365d`); the prune is logged."""
         cutoff = parse_instant(older_than)
-        count = self.store.prune_audit(cutoff)
-        with self.store.transaction():
-            self.store.audit(
-                at=time.time(),
-                actor=self.actor,
-                action="prune-log",
-                details={"older_than": older_than, "deleted": count},
-            )
-        return count
+        return self.store.prune_audit(
+            cutoff, at=time.time(), actor=self.actor, details={"older_than": older_than}
+        )
 
     def enforce_storage_limit(self) -> list[Document]:
         """Evict documents until the store is under `storage.max_size` (if set)."""

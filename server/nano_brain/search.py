@@ -239,8 +239,12 @@ class SearchPipeline:
         rrf_k = fusion.rrf_k
         weights = {"lexical": fusion.lexical_weight, "vector": fusion.vector_weight}
         best_possible = sum(weights.values()) / (rrf_k + 1)
-        docs = self._store.get_many((c.doc_id for c in candidates), content=request.include_content)
         now = time.time() if request.as_of is None else parse_instant(request.as_of)
+        docs = self._store.get_many(
+            (c.doc_id for c in candidates),
+            content=request.include_content,
+            as_of=None if request.as_of is None else now,
+        )
         half_life = parse_duration(cfg.recency_half_life)
         decay_days = self._decay.half_life_days()
         usage_weight = cfg.usage_boost_weight if request.mode == "hybrid" else 0.0
@@ -287,8 +291,9 @@ class SearchPipeline:
     def _hits(self, scored: list, request: SearchRequest) -> list[SearchHit]:
         docs = self._docs
         chunks = self._store.chunk_texts(c.chunk_id for _, c, _ in scored)
+        as_of = None if request.as_of is None else parse_instant(request.as_of)
         successors = {
-            uid: self._store.find_current(uid)
+            uid: self._store.find_current(uid, as_of=as_of)
             for uid in {docs[c.doc_id].superseded_by for _, c, _ in scored} - {None}
         }
         out: list[SearchHit] = []

@@ -8,6 +8,7 @@ import sqlite_vec
 
 from nano_brain import Brain, SearchRequest
 from nano_brain.codeindex import CodeIndex
+from nano_brain.store import SCHEMA_VERSION
 from nano_brain.store._sqlite import sqlite_module
 from nano_brain.store.store import _quantizer, _vec_type
 
@@ -66,7 +67,7 @@ def test_schema_5_index_is_partitioned_without_embedding_again(workspace: Path) 
     conn.close()
 
     with Brain(workspace, provider=TinyEmbedder(), db_path=db) as brain:
-        assert brain.store.schema_version() == 6
+        assert brain.store.schema_version() == SCHEMA_VERSION
         assert brain.store.pending_count() == 0  # every vector kept, nothing to embed again
         q = TinyEmbedder().embed_query("refunds")
         assert {c for c, _ in brain.store.knn(q, 50, code=False)} == notes

@@ -26,6 +26,19 @@ _DOC_COLUMNS = (
     "d.superseded_by, d.valid_from, d.valid_to, d.recorded_at, d.access_count, "
     "d.last_accessed_at, d.pinned, d.author"
 )
+# A document's [status, superseded_by, status_changed_at] at a moment, as JSON, from its status
+# history: the last change made by then, else the state before its first later change, else
+# (it never changed) the row's own. Takes the moment twice.
+_STATE_AT = (
+    "coalesce("
+    "(SELECT json_array(s.status, s.superseded_by, s.at) FROM status_changes s "
+    "WHERE s.doc_uid = d.uid AND s.at <= ? ORDER BY s.at DESC, s.id DESC LIMIT 1), "
+    "(SELECT json_array(s.prev_status, s.prev_superseded_by, NULL) FROM status_changes s "
+    "WHERE s.doc_uid = d.uid AND s.at > ? ORDER BY s.at, s.id LIMIT 1), "
+    "json_array(d.status, d.superseded_by, d.status_changed_at))"
+)
+# The version of a document in force at a moment and known by then. Takes the moment thrice.
+_IN_FORCE_AT = "d.recorded_at <= ? AND d.valid_from <= ? AND (d.valid_to IS NULL OR d.valid_to > ?)"
 # bm25 column weights: a title hit counts five times a body hit.
 BM25_WEIGHTS = (5.0, 1.0)
 LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
@@ -116,6 +129,7 @@ class Store:
         self.workspace_id = workspace_id
         self._lock = threading.RLock()
         self._depth = 0
+        self._pruning = False
         self._db = self._connect(busy_timeout_ms)
         self._migrate()
         self._check_workspace()
@@ -138,6 +152,9 @@ class Store:
                 timeout=busy_timeout_ms / 1000,
             )
             load_vec(db)
+            # Deleting audit rows is allowed only while this returns 1: in this connection,
+            # during prune_audit. A connection without the function cannot delete at all.
+            db.create_function("nano_brain_audit_prune", 0, self._prune_allowed)
             db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             db.execute("PRAGMA foreign_keys = ON")
             db.execute("PRAGMA synchronous = NORMAL")
@@ -151,6 +168,9 @@ class Store:
                 "move it aside to start afresh)"
             ) from exc
         return db
+
+    def _prune_allowed(self) -> int:
+        return int(self._pruning)
 
     def close(self) -> None:
         with self._lock:
@@ -199,7 +219,10 @@ class Store:
 
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
         with self._lock:
-            return self._db.execute(sql, params)
+            try:
+                return self._db.execute(sql, params)
+            except sqlite_module().DatabaseError as exc:
+                raise StoreError(f"store {self.path}: {exc}") from exc
 
     def _migrate(self) -> None:
         version = self.schema_version()
@@ -256,9 +279,19 @@ class Store:
     def find_by_hash(self, collection: str, content_hash: str) -> DocumentRow | None:
         return self._one("d.collection = ? AND d.content_hash = ?", (collection, content_hash))
 
-    def find_current(self, uid: str) -> DocumentRow | None:
-        """The current version of a document by its public id."""
-        return self._one("d.uid = ?", (uid,))
+    def find_current(self, uid: str, *, as_of: float | None = None) -> DocumentRow | None:
+        """The current version of a document by its public id; with `as_of`, the version in
+        force then, with its status then."""
+        if as_of is None:
+            return self._one("d.uid = ?", (uid,))
+        docs = self._documents(
+            f"d.uid = ? AND {_IN_FORCE_AT}",
+            (uid, as_of, as_of, as_of),
+            limit=1,
+            all_versions=True,
+            as_of=as_of,
+        )
+        return docs[0] if docs else None
 
     def get_by_id(self, doc_id: int) -> DocumentRow | None:
         docs = self._documents("d.id = ?", (doc_id,), all_versions=True)
@@ -268,13 +301,20 @@ class Store:
         """Every version of a document, oldest first."""
         return self._documents("d.uid = ?", (uid,), all_versions=True, order="d.version")
 
-    def get_many(self, doc_ids: Iterable[int], *, content: bool = True) -> dict[int, DocumentRow]:
-        """Documents by internal id; without `content` their text is left empty (cheaper)."""
+    def get_many(
+        self, doc_ids: Iterable[int], *, content: bool = True, as_of: float | None = None
+    ) -> dict[int, DocumentRow]:
+        """Documents by internal id; without `content` their text is left empty (cheaper).
+
+        With `as_of`, each row carries its status, successor and status time as of then.
+        """
         ids = list(dict.fromkeys(doc_ids))
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        docs = self._documents(f"d.id IN ({marks})", ids, content=content, all_versions=True)
+        docs = self._documents(
+            f"d.id IN ({marks})", ids, content=content, all_versions=True, as_of=as_of
+        )
         return {doc.id: doc for doc in docs}
 
     def _one(self, where: str, params: Sequence[Any]) -> DocumentRow | None:
@@ -291,16 +331,23 @@ class Store:
         order: str = "",
         content: bool = True,
         all_versions: bool = False,
+        as_of: float | None = None,
     ) -> list[DocumentRow]:
         columns = _DOC_COLUMNS if content else _DOC_COLUMNS.replace("d.content,", "'',")
+        state: tuple[float, ...] = ()
+        if as_of is not None:
+            columns = columns.replace(
+                "d.status, d.status_changed_at, d.superseded_by", f"{_STATE_AT}, NULL, NULL"
+            )
+            state = (as_of, as_of)
         current = "" if all_versions else " AND d.valid_to IS NULL"
         sql = f"SELECT {columns} FROM documents d WHERE d.workspace_id = ?{current} AND ({where})"
         if order:
             sql += f" ORDER BY {order}"
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
-        rows = self._rows(sql, (self.workspace_id, *params))
-        docs = [DocumentRow(*r[:8], json.loads(r[8]), *r[9:20], bool(r[20]), r[21]) for r in rows]
+        rows = self._rows(sql, (*state, self.workspace_id, *params))
+        docs = [_document(r, historical=as_of is not None) for r in rows]
         if docs:
             tags = self._tags_of([d.id for d in docs])
             for doc in docs:
@@ -379,8 +426,22 @@ class Store:
         self._exec("UPDATE documents SET valid_to = ? WHERE id = ?", (at, doc_id))
 
     def set_status(
-        self, uid: str, status: str, at: float, *, superseded_by: str | None = None
+        self,
+        uid: str,
+        status: str,
+        at: float,
+        *,
+        actor: str,
+        superseded_by: str | None = None,
     ) -> None:
+        """Change a document's status, appending the change to its history (call inside the
+        change's transaction): an "as of" read finds every status it ever had."""
+        self._exec(
+            "INSERT INTO status_changes (workspace_id, doc_uid, at, actor, status, superseded_by, "
+            "prev_status, prev_superseded_by) SELECT workspace_id, uid, ?, ?, ?, ?, status, "
+            "superseded_by FROM documents WHERE uid = ? AND workspace_id = ? AND valid_to IS NULL",
+            (at, actor, status, superseded_by, uid, self.workspace_id),
+        )
         self._exec(
             "UPDATE documents SET status = ?, status_changed_at = ?, superseded_by = ? "
             "WHERE uid = ? AND workspace_id = ? AND valid_to IS NULL",
@@ -491,18 +552,32 @@ class Store:
         )
         return [AuditRow(*r[:8], json.loads(r[8])) for r in rows]
 
-    def prune_audit(self, before: float) -> int:
-        """Delete audit rows older than `before` (the caller logs the prune itself)."""
+    def prune_audit(
+        self, before: float, *, at: float, actor: str, details: dict[str, Any] | None = None
+    ) -> int:
+        """Delete audit rows older than `before` and log the prune, in one transaction;
+        returns how many were deleted (the log entry's `deleted` detail).
+
+        The audit log's delete trigger lets a delete through only while this connection's
+        `nano_brain_audit_prune()` says so, which is nowhere but here.
+        """
         with self.transaction():
-            self.meta_set("audit_prune", "1")
+            self._pruning = True
             try:
                 cursor = self._exec(
                     "DELETE FROM audit_log WHERE workspace_id = ? AND at < ?",
                     (self.workspace_id, before),
                 )
             finally:
-                self.meta_set("audit_prune", "0")
-        return int(cursor.rowcount)
+                self._pruning = False
+            deleted = int(cursor.rowcount)
+            self.audit(
+                at=at,
+                actor=actor,
+                action="prune-log",
+                details={**(details or {}), "deleted": deleted},
+            )
+        return deleted
 
     # -- storage limits ---------------------------------------------------------------------
 
@@ -607,6 +682,7 @@ class Store:
             order=self._ORDERS[order],
             content=False,
             all_versions=filters.as_of is not None,
+            as_of=filters.as_of,
         )
 
     def tags(self, filters: Filters) -> list[tuple[str, int]]:
@@ -639,14 +715,8 @@ class Store:
             clauses.append(f"d.valid_to IS NULL AND +d.status IN ({marks})")
             params.extend(allowed)
         else:
-            clauses.append(
-                "d.recorded_at <= ? AND d.valid_from <= ? "
-                "AND (d.valid_to IS NULL OR d.valid_to > ?) "
-                "AND (CASE WHEN d.status IN ('superseded', 'retracted') "
-                "AND d.status_changed_at > ? THEN 'active' ELSE d.status END) "
-                f"IN ({marks})"
-            )
-            params.extend([filters.as_of] * 4)
+            clauses.append(f"{_IN_FORCE_AT} AND json_extract({_STATE_AT}, '$[0]') IN ({marks})")
+            params.extend([filters.as_of] * 5)
             params.extend(allowed)
         if filters.collections:
             clauses.append(f"d.collection IN ({','.join('?' * len(filters.collections))})")
@@ -948,6 +1018,18 @@ class Store:
 _MIGRATION_STEPS: dict[int, Callable[[Store], None]] = {
     6: Store._partition_vector_index,
 }
+
+
+def _document(r: Sequence[Any], *, historical: bool) -> DocumentRow:
+    """A DocumentRow from a row of `_DOC_COLUMNS`; `historical` when its status columns hold
+    `_STATE_AT` (the state as of a moment) instead."""
+    status, changed_at, successor = r[12], r[13], r[14]
+    if historical:
+        status, successor, changed_at = json.loads(r[12])
+    return DocumentRow(
+        *r[:8], json.loads(r[8]), r[9], r[10], r[11], status, changed_at, successor,
+        *r[15:20], bool(r[20]), r[21],
+    )  # fmt: skip
 
 
 def _decision_sql() -> tuple[str, list[str]]:
