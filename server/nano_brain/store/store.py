@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
+from . import _file
 from ._sqlite import load_vec, sqlite_module
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 
@@ -122,51 +123,78 @@ class PendingChunk:
 
 
 class Store:
-    """One workspace's SQLite file. Thread-safe: one connection guarded by a lock."""
+    """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
+
+    A store this process may not write is opened read-only: reads work, writes raise
+    StoreReadOnlyError (access counting is skipped). Once the file is found damaged the store
+    answers nothing more and writes nothing more: every call raises StoreCorruptError (see
+    `_file` for how damage is recognised and remembered).
+    """
 
     def __init__(self, path: Path, workspace_id: str, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = Path(path)
         self.workspace_id = workspace_id
         self._lock = threading.RLock()
         self._depth = 0
+        self._damaged: str | None = None
         self._pruning = False
+        self._read_only: str | None = None
         self._db = self._connect(busy_timeout_ms)
-        self._migrate()
-        self._check_workspace()
+        try:
+            self._migrate()
+            self._check_workspace()
+        except BaseException:
+            self._db.close()
+            raise
 
     # -- connection -------------------------------------------------------------------
 
+    @property
+    def read_only(self) -> bool:
+        """Whether this process may only read the store (its file or folder is not writable)."""
+        return self._read_only is not None
+
     def _connect(self, busy_timeout_ms: int) -> Any:
         sqlite = sqlite_module()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the store folder {self.path.parent}: {exc}") from exc
-        if self.path.exists() and not self.path.is_file():
-            raise StoreError(f"store path {self.path} is not a file")
+        _file.prepare(self.path)
+        self._read_only = _file.read_only_reason(self.path)
+        _file.check_remembered_damage(self.path)
+        if self._read_only is None:
+            _file.make_private(self.path)
+            target, uri = str(self.path), False
+        else:
+            target, uri = _file.read_only_uri(self.path), True
+            log.info("store %s is read-only: %s", self.path, self._read_only)
         try:
             db = sqlite.connect(
-                str(self.path),
+                target,
+                uri=uri,
                 isolation_level=None,
                 check_same_thread=False,
                 timeout=busy_timeout_ms / 1000,
             )
+        except sqlite.DatabaseError as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
+        try:
             load_vec(db)
             # Deleting audit rows is allowed only while this returns 1: in this connection,
             # during prune_audit. A connection without the function cannot delete at all.
             db.create_function("nano_brain_audit_prune", 0, self._prune_allowed)
             db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             db.execute("PRAGMA foreign_keys = ON")
-            db.execute("PRAGMA synchronous = NORMAL")
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                log.warning("store %s: journal mode is %s, not wal", self.path, mode)
-            db.execute("PRAGMA user_version").fetchone()
+            if self._read_only is None:
+                db.execute("PRAGMA synchronous = NORMAL")
+                mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    log.warning("store %s: journal mode is %s, not wal", self.path, mode)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the schema
         except sqlite.DatabaseError as exc:
-            raise StoreError(
-                f"cannot open the store {self.path}: {exc} (is it a nano-brain database? "
-                "move it aside to start afresh)"
-            ) from exc
+            db.close()
+            if _file.primary_code(exc) == _file.NOTADB:
+                raise StoreCorruptError(_file.not_a_database_message(self.path)) from exc
+            if _file.is_corruption(exc):
+                raise self._mark_damaged(str(exc)) from exc
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
         return db
 
     def _prune_allowed(self) -> int:
@@ -178,7 +206,11 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one.
+
+        SQLite errors leave it as StoreError subclasses, and a rollback that fails (SQLite ends
+        the transaction by itself after some errors) never hides the error that caused it.
+        """
         sqlite = sqlite_module()
         with self._lock:
             if self._depth:
@@ -188,41 +220,113 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
+            self._check_writable()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-            except sqlite.OperationalError as exc:
-                raise StoreError(f"store {self.path} is busy: {exc}") from exc
+            except sqlite.DatabaseError as exc:
+                if _file.primary_code(exc) in (_file.BUSY, _file.LOCKED):
+                    raise StoreError(f"store {self.path} is busy: {exc}") from exc
+                raise self._failed(exc) from exc
             self._depth = 1
             try:
                 yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite.DatabaseError):
+                    raise self._failed(exc) from exc
                 raise
             else:
                 try:
                     self._db.execute("COMMIT")
-                except sqlite.DatabaseError:
-                    self._db.execute("ROLLBACK")
-                    raise
+                except sqlite.DatabaseError as exc:
+                    self._rollback()
+                    raise self._failed(exc) from exc
             finally:
                 self._depth = 0
+
+    def _rollback(self) -> None:
+        if not self._db.in_transaction:
+            return
+        try:
+            self._db.execute("ROLLBACK")
+        except sqlite_module().DatabaseError as exc:
+            log.warning("store %s: rollback failed: %s", self.path, exc)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         sqlite = sqlite_module()
         with self._lock:
+            self._check_usable()
             try:
                 return self._db.execute(sql, params).fetchall()
             except sqlite.DatabaseError as exc:
-                if isinstance(exc, sqlite.OperationalError) and "fts5" in str(exc).lower():
-                    raise
-                raise StoreError(f"store {self.path}: {exc}") from exc
+                if (
+                    isinstance(exc, sqlite.OperationalError)
+                    and "fts5" in str(exc).lower()
+                    and not _file.is_corruption(exc)
+                ):
+                    raise  # a query FTS5 cannot parse: the search leg reports it
+                raise self._failed(exc) from exc
 
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
         with self._lock:
+            self._check_usable()
             try:
                 return self._db.execute(sql, params)
             except sqlite_module().DatabaseError as exc:
-                raise StoreError(f"store {self.path}: {exc}") from exc
+                raise self._failed(exc) from exc
+
+    def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self._lock:
+            self._check_usable()
+            try:
+                self._db.executemany(sql, rows)
+            except sqlite_module().DatabaseError as exc:
+                raise self._failed(exc) from exc
+
+    def _check_usable(self) -> None:
+        if self._damaged is not None:
+            raise StoreCorruptError(self._damaged)
+
+    def _check_writable(self) -> None:
+        self._check_usable()
+        if self._read_only is not None:
+            raise StoreReadOnlyError(
+                f"store {self.path} is read-only ({self._read_only}); nothing was written"
+            )
+
+    def _failed(self, exc: Exception) -> StoreError:
+        """The StoreError for an SQLite error; a damaged file marks the store damaged."""
+        if _file.is_corruption(exc):
+            return self._mark_damaged(str(exc))
+        if _file.is_suspect(exc):
+            problem = self._quick_check()
+            if problem:
+                return self._mark_damaged(f"{exc}; quick_check: {problem}")
+        if _file.primary_code(exc) == _file.READONLY:
+            why = self._read_only or "the file system refused the write"
+            return StoreReadOnlyError(f"store {self.path} is read-only ({why}): {exc}")
+        return StoreError(f"store {self.path}: {exc}")
+
+    def _quick_check(self) -> str:
+        """The first problem PRAGMA quick_check finds, or '' when the file is sound (asked
+        after errors a damaged file can cause among others)."""
+        sqlite = sqlite_module()
+        try:
+            found = str(self._db.execute("PRAGMA quick_check(1)").fetchone()[0])
+        except sqlite.DatabaseError as exc:
+            return str(exc) if _file.is_corruption(exc) else ""
+        if found == "ok":
+            return ""
+        lines = [line for line in found.splitlines() if not line.startswith("***")]
+        return (lines or [found])[0][:160]
+
+    def _mark_damaged(self, detail: str) -> StoreCorruptError:
+        if self._damaged is None:
+            self._damaged = _file.damaged_message(self.path, detail)
+            log.info("%s", self._damaged)  # the caller reports it, once
+            if self._read_only is None:
+                _file.remember_damage(self.path, detail)
+        return StoreCorruptError(self._damaged)
 
     def _migrate(self) -> None:
         version = self.schema_version()
@@ -233,6 +337,12 @@ class Store:
             )
         if version == SCHEMA_VERSION:
             return
+        if self._read_only is not None:
+            raise StoreReadOnlyError(
+                f"store {self.path} has schema version {version} and needs an upgrade to "
+                f"{SCHEMA_VERSION}, but it is read-only ({self._read_only}): open it once "
+                "where it can be written"
+            )
         with self.transaction():
             # Another process may have migrated while we waited for the write lock.
             version = self.schema_version()
@@ -250,6 +360,8 @@ class Store:
     def _check_workspace(self) -> None:
         stored = self.meta_get("workspace_id")
         if stored is None:
+            if self._read_only is not None:
+                return  # an empty store: nothing in it belongs to another workspace
             with self.transaction():
                 if self.meta_get("workspace_id") is None:
                     self.meta_set("workspace_id", self.workspace_id)
@@ -456,8 +568,11 @@ class Store:
         )
 
     def track_access(self, uids: Sequence[str], at: float) -> None:
-        """Count one access for each document (one statement, one transaction)."""
-        if not uids:
+        """Count one access for each document (one statement, one transaction).
+
+        A read-only store is read without counting; a damaged one refuses (StoreCorruptError).
+        """
+        if not uids or self._read_only is not None:
             return
         marks = ",".join("?" * len(uids))
         with self.transaction():
@@ -615,24 +730,23 @@ class Store:
     def replace_chunks(self, doc_id: int, chunks: Sequence[ChunkRow]) -> None:
         """Swap a document's chunks (their index rows and vectors go with them)."""
         self._exec("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-        with self._lock:
-            self._db.executemany(
-                "INSERT INTO chunks (doc_id, workspace_id, seq, title, body, heading, start_line, "
-                "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        doc_id,
-                        self.workspace_id,
-                        c.seq,
-                        c.title,
-                        c.body,
-                        c.heading,
-                        c.start_line,
-                        c.end_line,
-                    )
-                    for c in chunks
-                ],
-            )
+        self._many(
+            "INSERT INTO chunks (doc_id, workspace_id, seq, title, body, heading, start_line, "
+            "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    doc_id,
+                    self.workspace_id,
+                    c.seq,
+                    c.title,
+                    c.body,
+                    c.heading,
+                    c.start_line,
+                    c.end_line,
+                )
+                for c in chunks
+            ],
+        )
 
     def chunks_of(self, doc_id: int) -> list[tuple[int, ChunkRow]]:
         rows = self._rows(
