@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import mcp_types as types
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..brain import Brain
 from ..errors import InvalidInputError, NanoBrainError
@@ -68,6 +68,16 @@ class ToolSpec:
                 open_world_hint=False,
             ),
         )
+
+
+class StrictInput(BaseModel):
+    """Base of every tool's input model: unknown arguments and loose types are errors.
+
+    Strict: `true` or `"10"` is no integer and `"yes"` no boolean. A client that sends the
+    wrong JSON type has a bug it should hear about, not a guess made for it.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ToolModule(Protocol):
