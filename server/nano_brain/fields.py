@@ -43,6 +43,14 @@ _FREE_TEXT_BODY = rf"[^{_FREE_CONTROLS}]*"
 FREE_TEXT_PATTERN = rf"^{_FREE_TEXT_BODY}$"
 """Text that may span lines (tab, LF, CR) but holds no other C0 control."""
 
+PATTERN_RULES = {
+    TAG_PATTERN: TAG_RULE,
+    COLLECTION_PATTERN: COLLECTION_RULE,
+    ONE_LINE_PATTERN: "one line without control characters",
+    FREE_TEXT_PATTERN: "no control characters other than tab and line breaks",
+}
+"""What each pattern means, for error messages (a regex is no explanation)."""
+
 MAX_TITLE_CHARS = 200
 MAX_SOURCE_PATH_CHARS = 4096
 MAX_METADATA_KEY_CHARS = 256
