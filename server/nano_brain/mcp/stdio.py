@@ -78,15 +78,12 @@ def parse_line(line: bytes, max_message_bytes: int) -> SessionMessage | types.JS
         raw = pydantic_core.from_json(text, allow_inf_nan=False)
     except ValueError as exc:
         # JSON the strict parser refuses but the lenient one reads (a lone surrogate escape,
-        # deep nesting) still names its request: answer that request instead of leaving it
-        # to time out.
+        # NaN, deep nesting) still names its request: answer that request instead of leaving
+        # it to time out.
         request_id = _request_id(_lenient_json(text))
         if request_id is not None:
             return _error(
-                request_id,
-                types.INVALID_REQUEST,
-                f"Invalid request: {exc} (lone surrogate escapes and nesting deeper than 200 "
-                "levels are refused)",
+                request_id, types.INVALID_REQUEST, f"Invalid request: not strict JSON: {exc}"
             )
         return _error(None, types.PARSE_ERROR, f"Parse error: {exc}")
     try:
