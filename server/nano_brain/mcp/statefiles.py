@@ -148,7 +148,7 @@ def _endpoint_of(data: Any) -> Endpoint | None:
     if not all(data[k] is None or isinstance(data[k], str) for k in optional):
         return None
     pid = data["pid"]
-    if not isinstance(data["auth"], bool) or type(pid) is not int or pid <= 0:
+    if not isinstance(data["auth"], bool) or type(pid) is not int or not 0 < pid < 2**31:
         return None  # pid 0 or -1 would make the liveness check signal a process group
     return Endpoint(**data)
 
