@@ -168,7 +168,9 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
         served.stop()
 
 
-def stdio_client(env: Env, *extra: str) -> AbstractAsyncContextManager[Client]:
+def stdio_client(env: Env, *extra: str, mode: str = "auto") -> AbstractAsyncContextManager[Client]:
+    """An SDK client over a fresh `nano-brain mcp` (mode "legacy": the initialize handshake
+    that today's agents use, where ping exists)."""
     command = nano_brain_command()
     params = StdioServerParameters(
         command=command[0],
@@ -176,7 +178,7 @@ def stdio_client(env: Env, *extra: str) -> AbstractAsyncContextManager[Client]:
         env=env.vars,
         cwd=str(env.root),
     )
-    return Client(params)
+    return Client(params, mode=mode)
 
 
 @pytest.fixture(scope="module", params=["stdio", "http", "unix"])

@@ -61,6 +61,15 @@ MetadataKey = Annotated[
 _Input = StrictInput
 
 
+def _key_rule_in_property_names(schema: dict[str, Any]) -> None:
+    """pydantic states a key pattern as `patternProperties`, which allows any other key;
+    `propertyNames` is what says every key must match."""
+    patterns = schema.pop("patternProperties", {})
+    names = schema.setdefault("propertyNames", {})
+    for pattern in patterns:
+        names["pattern"] = pattern
+
+
 # -- inputs -----------------------------------------------------------------------------------
 
 
@@ -91,6 +100,7 @@ class WriteInput(_Input):
         max_length=64,
         description="a JSON object stored with the note (text keys; finite numbers; nested at "
         f"most {fields.MAX_METADATA_DEPTH} levels)",
+        json_schema_extra=_key_rule_in_property_names,
     )
     supersedes: DocRef | None = Field(
         None, description="id of the note this one replaces; it is marked superseded"
