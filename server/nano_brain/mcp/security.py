@@ -25,8 +25,6 @@ from .statefiles import create_private_once, read_private, token_path
 
 log = logging.getLogger(__name__)
 
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-
 
 def load_or_create_token(workspace_id: str) -> str:
     """The workspace's bearer token, generated (0600, never rewritten) on first use."""
@@ -49,14 +47,13 @@ def _read_token(path: Path) -> str:
 
 
 def is_loopback(host: str) -> bool:
-    """True for localhost and loopback IP literals (brackets allowed, port not)."""
-    host = host.strip().lower().strip("[]")
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    """True for a loopback bind address: `localhost`, 127.0.0.0/8 or ::1 (brackets allowed,
+    port not); the same rule the Host check applies."""
+    value = host.strip()
+    if ":" in value and not value.startswith("["):
+        value = f"[{value}]"  # a bare IPv6 address, as --host takes it
+    parsed = parse_host_port(value)
+    return parsed is not None and parsed.port is None and parsed.is_loopback()
 
 
 def check_bind(host: str, *, auth: bool, allow_remote: bool) -> None:
