@@ -7,14 +7,13 @@ import queue
 import subprocess
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 
 from nano_brain.config import WORKSPACE_CONFIG_NAME
 
-from .conftest import make_env, nano_brain_command
+from .conftest import Env, make_env, nano_brain_command
 
 pytestmark = pytest.mark.anyio
 
@@ -72,10 +71,8 @@ UNUSABLE: list[tuple[bytes, int, int | None]] = [
 ]
 
 
-def test_unusable_lines_get_an_error_reply_and_the_server_reads_on(tmp_path: Path) -> None:
-    """Raw bytes to a real `nano-brain mcp`: every unusable line is answered at once (no
-    client timeout), and a normal tools/call works afterwards."""
-    env = make_env(tmp_path)
+def raw_server(env: Env) -> subprocess.Popen[bytes]:
+    """`nano-brain mcp` with raw pipes: the test writes bytes, not SDK messages."""
     proc = subprocess.Popen(
         [*nano_brain_command(), "mcp", "--workspace", str(env.workspace)],
         stdin=subprocess.PIPE,
@@ -84,6 +81,13 @@ def test_unusable_lines_get_an_error_reply_and_the_server_reads_on(tmp_path: Pat
         env=env.vars,
     )
     assert proc.stdin is not None and proc.stdout is not None
+    return proc
+
+
+def test_unusable_lines_get_an_error_reply_and_the_server_reads_on(tmp_path: Path) -> None:
+    """Raw bytes to a real `nano-brain mcp`: every unusable line is answered at once (no
+    client timeout), and a normal tools/call works afterwards."""
+    proc = raw_server(make_env(tmp_path))
     replies: queue.Queue[bytes] = queue.Queue()
     threading.Thread(target=lambda: [replies.put(x) for x in proc.stdout], daemon=True).start()
 
@@ -100,7 +104,8 @@ def test_unusable_lines_get_an_error_reply_and_the_server_reads_on(tmp_path: Pat
         send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         send(b"")  # a blank line is no message: nothing to answer
         for raw, code, request_id in UNUSABLE:
-            answer = reply_to(send, reply, raw)
+            send(raw)
+            answer = reply()
             assert answer["id"] == request_id, (raw[:60], answer)
             assert answer["error"]["code"] == code, (raw[:60], answer)
             assert "\n" not in answer["error"]["message"]
@@ -119,22 +124,10 @@ def test_unusable_lines_get_an_error_reply_and_the_server_reads_on(tmp_path: Pat
         assert proc.wait(timeout=30) == 0, "EOF on stdin ends the server cleanly"
 
 
-def reply_to(send: Any, reply: Any, raw: bytes) -> dict:
-    send(raw)
-    return reply()
-
-
 def test_an_oversize_line_is_refused_without_being_kept(tmp_path: Path) -> None:
     env = make_env(tmp_path)
     (env.workspace / WORKSPACE_CONFIG_NAME).write_text("storage:\n  max_content_bytes: 1000\n")
-    proc = subprocess.Popen(
-        [*nano_brain_command(), "mcp", "--workspace", str(env.workspace)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env.vars,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
+    proc = raw_server(env)
     try:
         # The bound is the HTTP body bound: 2 x the content cap (at least the SDK's 4 MiB)
         # plus 1 MiB; 8 MiB of one line is over it.
