@@ -27,7 +27,9 @@ SYMBOL_SOURCE_PREFIX = "code://"
 
 # (qualified_name, name, kind, parent, signature, docstring, start, end, sha256, bases,
 #  search_text, content_hash, search_title)
-SymbolRow = tuple[str, str, str, "str | None", str, "str | None", int, int, str, str, str, str, str]
+SymbolRow = tuple[
+    str, str, str, "str | None", str, "str | None", int, int, str, str, str, str, str
+]
 # (module, name, alias, line)
 ImportRow = tuple[str, "str | None", "str | None", int]
 # (caller, callee, name, receiver, receiver_kind, line)
