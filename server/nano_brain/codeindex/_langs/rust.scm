@@ -1,0 +1,29 @@
+;; Rust tree-sitter queries for the code index.
+;; Loaded by the rules class of the module of the same name; one compiled query runs all
+;; patterns in one pass over the tree.
+
+;; Definitions: @def.<kind> on the defining node, @name on its name (@scope: a node that
+;; only names a scope, e.g. a Rust impl).
+(function_item name: (identifier) @name) @def.function
+(function_signature_item name: (identifier) @name) @def.function
+(struct_item name: (type_identifier) @name) @def.struct
+(union_item name: (type_identifier) @name) @def.struct
+(enum_item name: (type_identifier) @name) @def.enum
+(trait_item name: (type_identifier) @name) @def.trait
+(type_item name: (type_identifier) @name) @def.type
+(const_item name: (identifier) @name) @def.constant
+(static_item name: (identifier) @name) @def.constant
+(mod_item name: (identifier) @name) @def.module
+(macro_definition name: (identifier) @name) @def.macro
+(impl_item type: (_) @name) @scope
+
+;; Calls: @call on the call, @name on the called name.
+(call_expression function: (identifier) @name) @call
+(call_expression function: (field_expression
+  value: (_) field: (field_identifier) @name)) @call
+(call_expression function: (scoped_identifier
+  path: (_) name: (identifier) @name)) @call
+(call_expression function: (generic_function function: (identifier) @name)) @call
+
+;; Imports: @import on each statement (read by the language's read_imports hook).
+(use_declaration) @import
