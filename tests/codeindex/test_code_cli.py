@@ -106,12 +106,12 @@ def test_callees_show_callee_expressions_as_written(workspace: Path) -> None:
     write_tree(
         workspace,
         {
-            "seg.py": f'''
+            "seg.py": f"""
                 def render(new_segments):
                     out = "".join(segment.text
                                   for segment in new_segments).strip()
                     return build({long_args}).finish()
-                ''',
+                """,
         },
     )
     nb(workspace, "index")
