@@ -569,7 +569,7 @@ class Indexer:
         """
         notify("resolve", 0, 1)
         store = self.brain.store
-        indexer_thread = self._start_fulltext() if self._unindexed else None
+        indexer_thread = self._start_fulltext(bulk) if self._unindexed else None
         try:
             scope = None if (self._full or bulk) else self._affected()
             if scope is None:
@@ -588,16 +588,17 @@ class Indexer:
         self._fresh = {}
         with store.transaction():
             self.code.set_call_targets(updates)
-            if bulk:
+            if bulk and indexer_thread is None:
                 self.code.ensure_indexes()
             store.meta_set(_PENDING_KEY, "0")
         report.retargeted_calls = len(updates)
         report.reresolved_calls = len(edge_ids)
         notify("resolve", 1, 1)
 
-    def _start_fulltext(self) -> _Worker:
-        """Full-text index the symbol chunks of a bulk run on a thread: SQLite's tokenizers
-        run without the GIL, so this overlaps with resolving calls in Python."""
+    def _start_fulltext(self, bulk: bool) -> _Worker:
+        """Full-text index the symbol chunks of a bulk run, and build its lookup indexes, on
+        a thread: SQLite runs them without the GIL, so they overlap with resolving calls in
+        Python."""
         store = self.brain.store
         ranges = list(self._unindexed)
         self._unindexed = []
@@ -607,6 +608,8 @@ class Indexer:
                 for first, last in ranges:
                     self.code.index_symbol_chunks(first, last)
                 store.meta_set(_FULLTEXT_KEY, "0")
+                if bulk:
+                    self.code.ensure_indexes()
 
         worker = _Worker(index)
         worker.start()

@@ -25,6 +25,7 @@ held in variables (``obj.run()``) stay unresolved: their type is unknown without
 
 from __future__ import annotations
 
+import functools
 import logging
 import posixpath
 from collections import defaultdict, deque
@@ -127,17 +128,32 @@ class CodeGraph:
         self._module_memo: dict[tuple[str, str], str | None] = {}
         self._index(given if self._lazy else list(self.files.values()))
         self.references: list[Reference] = []
-        self._by_target: dict[str, list[Reference]] = defaultdict(list)
-        self._by_caller: dict[str, list[Reference]] = defaultdict(list)
-        self._unresolved_by_name: dict[str, list[Reference]] = defaultdict(list)
         if resolve_all:
             self.references = self.resolve_sites(site for f in given for site in f.calls)
-            for ref in self.references:
-                self._by_caller[ref.caller_key].append(ref)
-                if ref.target is not None:
-                    self._by_target[ref.target].append(ref)
-                else:
-                    self._unresolved_by_name[ref.site.name].append(ref)
+
+    @functools.cached_property
+    def _by_target(self) -> dict[str, list[Reference]]:
+        # the query maps are built on first use: the indexer only reads ``references``
+        out: dict[str, list[Reference]] = defaultdict(list)
+        for ref in self.references:
+            if ref.target is not None:
+                out[ref.target].append(ref)
+        return out
+
+    @functools.cached_property
+    def _by_caller(self) -> dict[str, list[Reference]]:
+        out: dict[str, list[Reference]] = defaultdict(list)
+        for ref in self.references:
+            out[ref.caller_key].append(ref)
+        return out
+
+    @functools.cached_property
+    def _unresolved_by_name(self) -> dict[str, list[Reference]]:
+        out: dict[str, list[Reference]] = defaultdict(list)
+        for ref in self.references:
+            if ref.target is None:
+                out[ref.site.name].append(ref)
+        return out
 
     def resolve_sites(self, sites: Iterable[CallSite]) -> list[Reference]:
         """Resolve call sites of files this graph knows (given or in the catalog)."""

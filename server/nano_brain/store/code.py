@@ -263,50 +263,86 @@ class CodeStore:
         docs: list[tuple[Any, ...]] = []
         chunks: list[tuple[Any, ...]] = []
         sym_rows: list[tuple[Any, ...]] = []
-        edges: list[tuple[Any, ...]] = []
+        imports: list[tuple[Any, ...]] = []
+        assigns: list[tuple[Any, ...]] = []
+        calls: list[tuple[Any, ...]] = []
         call_ids: list[list[int]] = []
         for f in files:
-            file_rows.append((file_id, ws, f.path, f.size, f.mtime_ns, f.sha256, f.language,
-                              f.namespace, f.default_export, int(f.has_errors), now))  # fmt: skip
+            file_rows.append((file_id, f.path, f.size, f.mtime_ns, f.sha256, f.language,
+                              f.namespace, f.default_export, int(f.has_errors)))  # fmt: skip
             for s in f.symbols:
-                qname = s[0]
                 own = None
-                if s[10] and SYMBOL_SOURCE_PREFIX + qname not in tombstoned:
+                if s[10] and SYMBOL_SOURCE_PREFIX + s[0] not in tombstoned:
                     own = doc_id
                     doc_id += 1
-                    docs.append((own, ws, s[14], CODE_COLLECTION, qname, s[10], s[11],
-                                 SYMBOL_SOURCE_PREFIX + qname, s[13], now, now, now,
-                                 now))  # fmt: skip
-                    chunks.append((chunk_id, own, ws, s[12], s[10], s[2], s[6], s[7]))
+                    docs.append((own, s[14], s[0], s[10], s[11], s[13]))
+                    chunks.append((chunk_id, own, s[12], s[10], s[2], s[6], s[7]))
                     chunk_id += 1
-                sym_rows.append((file_id, ws, qname, s[1], s[2], s[3], s[4], s[5], s[6], s[7],
-                                 s[8], s[9], own))  # fmt: skip
-            for module, name, alias, line in f.imports:
-                binding = alias or (name if name not in (None, "", "*") else module)
-                edges.append((edge_id, file_id, ws, "imports", None, None, binding, None, None,
-                              name, module, alias, None, line))  # fmt: skip
+                sym_rows.append((file_id, own) + s[:10])
+            for imp in f.imports:
+                imports.append((edge_id, file_id) + imp)
                 edge_id += 1
-            for scope, target, value, line in f.assignments:
-                edges.append((edge_id, file_id, ws, "assigns", scope, None, target, None, None,
-                              value, None, None, None, line))  # fmt: skip
+            for assign in f.assignments:
+                assigns.append((edge_id, file_id) + assign)
                 edge_id += 1
-            ids = list(range(edge_id, edge_id + len(f.calls)))
-            for caller, callee, name, receiver, receiver_kind, line in f.calls:
-                edges.append((edge_id, file_id, ws, "calls", caller, None, name, receiver,
-                              receiver_kind, callee, None, None, "unresolved", line))  # fmt: skip
+            call_ids.append(list(range(edge_id, edge_id + len(f.calls))))
+            for call in f.calls:
+                calls.append((edge_id, file_id) + call)
                 edge_id += 1
-            call_ids.append(ids)
             file_id += 1
+        # Constants go into the statements as literals: a cold index binds millions of
+        # values, and each bound value costs more than the row's insert itself.
+        w, t = _literal(ws), repr(float(now))
         self._many(
             "INSERT INTO code_files (id, workspace_id, path, size, mtime_ns, sha256, language, "
-            "namespace, default_export, has_errors, indexed_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"namespace, default_export, has_errors, indexed_at) VALUES (?1, {w}, ?2, ?3, ?4, "
+            f"?5, ?6, ?7, ?8, ?9, {t})",
             file_rows,
         )
-        if docs:
-            self._insert_documents(docs, chunks, fulltext=False)
-        self._many(_INSERT_SYMBOL, sym_rows)
-        self._many(_INSERT_EDGE, edges)
+        self._many(
+            "INSERT INTO documents (id, workspace_id, uid, kind, collection, title, content, "
+            "content_hash, source_path, metadata, created_at, updated_at, recorded_at, "
+            f"valid_from, author) VALUES (?1, {w}, ?2, 'code', {_literal(CODE_COLLECTION)}, ?3, "
+            f"?4, ?5, {_literal(SYMBOL_SOURCE_PREFIX)} || ?3, ?6, {t}, {t}, {t}, {t}, 'index')",
+            docs,
+        )
+        self._many(
+            "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
+            f"end_line, seq, symbol) VALUES (?1, ?2, {w}, ?3, ?4, ?5, ?6, ?7, 0, 1)",
+            chunks,
+        )
+        # (file_id, doc_id, qualified_name, name, kind, parent, signature, docstring, start,
+        #  end, sha256, bases)
+        self._many(
+            "INSERT INTO code_symbols (file_id, workspace_id, qualified_name, name, kind, parent, "
+            "signature, docstring, start_line, end_line, sha256, bases, doc_id) "
+            f"VALUES (?1, {w}, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?2)",
+            sym_rows,
+        )
+        edge = (
+            "INSERT INTO code_edges (id, file_id, workspace_id, kind, source, target, name, "
+            "receiver, receiver_kind, expression, module, alias, how, line) "
+        )
+        # imports (id, file_id, module, member, alias, line): name is what the statement
+        # binds (for display), expression the member as written (NULL: the module itself)
+        self._many(
+            edge
+            + f"VALUES (?1, ?2, {w}, 'imports', NULL, NULL, coalesce(NULLIF(?5, ''), CASE WHEN ?4 IS "
+            "NULL OR ?4 IN ('', '*') THEN ?3 ELSE ?4 END), NULL, NULL, ?4, ?3, ?5, NULL, ?6)",
+            imports,
+        )
+        # assignments (id, file_id, scope, target, value, line)
+        self._many(
+            edge + f"VALUES (?1, ?2, {w}, 'assigns', ?3, NULL, ?4, NULL, NULL, ?5, NULL, NULL, "
+            "NULL, ?6)",
+            assigns,
+        )
+        # calls (id, file_id, caller, callee, name, receiver, receiver_kind, line)
+        self._many(
+            edge + f"VALUES (?1, ?2, {w}, 'calls', ?3, NULL, ?5, ?6, ?7, ?4, NULL, NULL, "
+            "'unresolved', ?8)",
+            calls,
+        )
         return len(docs), call_ids, first_chunk, chunk_id - 1
 
     def _next_ids(self) -> tuple[int, int]:
@@ -891,6 +927,11 @@ class CodeStore:
             params,
         )
         return [AnchorRecord(*r) for r in rows]
+
+
+def _literal(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _like(text: str) -> str:
