@@ -231,3 +231,27 @@ def test_an_interrupted_bulk_index_is_repaired_by_the_next_run(tmp_path: Path) -
         hits = brain.search(validate_request(query="helper", mode="lexical", kind=["code"]))
         assert any("::helper" in h.title for h in hits.results)
         assert _rows(brain) == expected
+
+
+def test_embedding_follows_a_committed_lexical_index_and_reports_progress(
+    workspace: Path, tiny_brain: Brain
+) -> None:
+    _write(workspace, {"m0": Spec(funcs=["helper"]), "m1": Spec(funcs=["parse", "save"])})
+    seen: list[tuple[str, int, int]] = []
+    found_before_embedding: list[bool] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "embed" and not seen[-1][0] == "embed":
+            # the lexical index is committed and searchable before any vector exists
+            request = validate_request(query="parse", mode="lexical", kind=["code"])
+            hits = tiny_brain.search(request).results
+            found_before_embedding.append(any(h.title.startswith("pkg/m1.py::parse") for h in hits))
+            assert tiny_brain.store.pending_count() == total
+        seen.append((phase, done, total))
+
+    report = CodeIndex(tiny_brain).index(progress, embed=True)
+    phases = [p for p, _, _ in seen]
+    assert phases.index("resolve") < phases.index("embed")
+    assert found_before_embedding == [True]
+    assert report.embedded == 3 and report.pending_embeddings == 0
+    assert seen[-1] == ("embed", 3, 3)

@@ -65,7 +65,8 @@ _MAX_NAMES = 4000
 _CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "module", "type"})
 _BASES_SEP = "\x1f"
 
-#: progress(phase, done, total); phases: ``scan``, ``parse``, ``resolve``.
+#: progress(phase, done, total); phases: ``scan``, ``parse``, ``resolve`` (and ``embed``
+#: when ``CodeIndex.index`` embeds afterwards).
 IndexProgress = Callable[[str, int, int], None]
 
 
@@ -97,6 +98,8 @@ class IndexReport:
     seconds: float = 0.0
     phase_seconds: dict[str, float] = field(default_factory=dict)
     pending_embeddings: int = 0
+    #: chunks embedded after the index committed (``CodeIndex.index(embed=True)``)
+    embedded: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -326,9 +326,9 @@ class CodeStore:
         # imports (id, file_id, module, member, alias, line): name is what the statement
         # binds (for display), expression the member as written (NULL: the module itself)
         self._many(
-            edge
-            + f"VALUES (?1, ?2, {w}, 'imports', NULL, NULL, coalesce(NULLIF(?5, ''), CASE WHEN ?4 IS "
-            "NULL OR ?4 IN ('', '*') THEN ?3 ELSE ?4 END), NULL, NULL, ?4, ?3, ?5, NULL, ?6)",
+            edge + f"VALUES (?1, ?2, {w}, 'imports', NULL, NULL, coalesce(NULLIF(?5, ''), "
+            "CASE WHEN ?4 IS NULL OR ?4 IN ('', '*') THEN ?3 ELSE ?4 END), NULL, NULL, ?4, ?3, "
+            "?5, NULL, ?6)",
             imports,
         )
         # assignments (id, file_id, scope, target, value, line)
