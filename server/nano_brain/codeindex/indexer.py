@@ -572,11 +572,13 @@ class Indexer:
         """
         notify("resolve", 0, 1)
         store = self.brain.store
+        scope = None if (self._full or bulk) else self._affected()
+        # read before the thread starts: it holds the store's connection until it is done
+        catalog = self.code.graph_files() if scope is None else []
         indexer_thread = self._start_fulltext(bulk) if self._unindexed else None
         try:
-            scope = None if (self._full or bulk) else self._affected()
             if scope is None:
-                edge_ids, refs, stored = self._resolve_all()
+                edge_ids, refs, stored = self._resolve_all(catalog)
             else:
                 edge_ids, refs, stored = self._resolve_some(*scope)
         finally:
@@ -619,10 +621,11 @@ class Indexer:
         return worker
 
     def _resolve_all(
-        self,
+        self, catalog: list[tuple[Any, ...]]
     ) -> tuple[list[int], list[Reference], dict[int, tuple[str | None, str | None]]]:
-        """Every call of the workspace (files of this run from memory, others from the store)."""
-        files, edge_ids, stored = load_file_indexes(self.code, skip=set(self._fresh))
+        """Every call of the workspace (files of this run from memory, others from the store;
+        ``catalog``: CodeStore.graph_files())."""
+        files, edge_ids, stored = load_file_indexes(self.code, catalog, skip=set(self._fresh))
         for index, ids in self._fresh.values():
             files.append(index)
             edge_ids.extend(ids)
@@ -825,7 +828,9 @@ def file_index_from_rows(
 
 
 def load_file_indexes(
-    code: CodeStore, skip: set[str] | frozenset[str] = frozenset()
+    code: CodeStore,
+    catalog: Iterable[tuple[Any, ...]] | None = None,
+    skip: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[list[FileIndex], list[int], dict[int, tuple[str | None, str | None]]]:
     """Rebuild the parse results of every stored file (except ``skip``), for the resolver.
 
@@ -833,7 +838,9 @@ def load_file_indexes(
     visits them (file by file, call by call), and each such edge's stored (target, how).
     """
     files: dict[int, FileIndex] = {}
-    for file_id, path, language, namespace, default_export in code.graph_files():
+    for file_id, path, language, namespace, default_export in (
+        code.graph_files() if catalog is None else catalog
+    ):
         if path not in skip:
             files[file_id] = FileIndex(path, language, namespace=namespace,
                                        default_export=default_export)  # fmt: skip
