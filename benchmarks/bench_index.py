@@ -78,13 +78,19 @@ def _source_files(work: Path, exclude: list[str]) -> list[WalkedFile]:
     return [w for w in walked if isinstance(w, WalkedFile) and w.language is not None]
 
 
-def parse_only(files: list[WalkedFile]) -> float:
-    """Seconds tree-sitter takes to parse every file on one core (files read beforehand)."""
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def parse_only(files: list[WalkedFile]) -> tuple[float, float]:
+    """Seconds (wall, CPU) tree-sitter takes to parse every file on one core (files read
+    beforehand)."""
     data = [(w.language, w.abs_path.read_bytes()) for w in files]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for language, source in data:
         get_parser(language).parse(source)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def ctags_seconds(work: Path, exclude: list[str]) -> float | None:
@@ -115,9 +121,15 @@ def run(
     off = load_config(work, overrides={"embedding": {"provider": "none"}})
     with Brain(work, config=off, db_path=db) as brain:
         index = CodeIndex(brain, workers=workers, exclude=exclude)
+        cpu0 = _cpu(resource.RUSAGE_SELF)
         t = time.perf_counter()
         cold = index.index()
         cold_s = time.perf_counter() - t
+        # CPU seconds say what the wall time would be on idle cores (the machine is shared)
+        out["cold_cpu_s"] = {
+            "indexer": round(_cpu(resource.RUSAGE_SELF) - cpu0, 2),
+            "parse_workers": round(_cpu(resource.RUSAGE_CHILDREN), 2),
+        }
         out["peak_rss_mb"] = {
             "indexer": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "parse_worker": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
@@ -156,9 +168,12 @@ def run(
         out["touched_one_file_s"] = round(time.perf_counter() - t, 3)
         assert touched.touched == 1 and touched.parsed == 0, touched
     # measured after the index so that reading the files does not warm its page cache
-    parse_s = parse_only(files)
+    parse_s, parse_cpu = parse_only(files)
     out["parse_only_1_core_s"] = round(parse_s, 2)
     out["cold_over_parse_only"] = round(cold_s / parse_s, 2)
+    # the wall time two idle cores would need at best (all CPU spread evenly), over the parse
+    cold_cpu = out["cold_cpu_s"]["indexer"] + out["cold_cpu_s"]["parse_workers"]
+    out["cold_cpu_over_2_cores_over_parse_only"] = round(cold_cpu / 2 / parse_cpu, 2)
     tags = ctags_seconds(work, exclude)
     out["ctags_s"] = round(tags, 2) if tags is not None else "ctags not installed"
     if tags:
