@@ -197,9 +197,12 @@ def _pool_context() -> Any:
     # fork starts workers in milliseconds (they only parse), but forking a process that runs
     # other threads (the editor sidecar) can deadlock the children: use a forkserver there.
     if sys.platform.startswith("linux"):
-        return multiprocessing.get_context(
-            "fork" if threading.active_count() == 1 else "forkserver"
-        )
+        if threading.active_count() == 1:
+            return multiprocessing.get_context("fork")
+        ctx = multiprocessing.get_context("forkserver")
+        # the server imports the parser once; each pool's workers fork from it ready to parse
+        ctx.set_forkserver_preload([__name__])
+        return ctx
     return multiprocessing.get_context("spawn")
 
 
