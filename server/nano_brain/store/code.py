@@ -187,6 +187,16 @@ class CodeStore:
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
         return self.store._exec(sql, params)
 
+    def _rows_in(self, sql: str, keys: Iterable[Any], params: Sequence[Any] = ()) -> list[Any]:
+        """``sql`` with ``{marks}`` standing for an IN list, run over ``keys`` 500 at a time
+        (SQLite caps the number of bound values) after the other ``params``."""
+        wanted = sorted(set(keys), key=str)
+        out: list[Any] = []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            out.extend(self._rows(sql.format(marks=",".join("?" * len(part))), (*params, *part)))
+        return out
+
     def tune_for_bulk(self) -> None:
         """A larger page cache for this connection: FTS and index inserts touch many pages."""
         self._exec("PRAGMA cache_size = -65536")
@@ -232,18 +242,12 @@ class CodeStore:
         self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def existing_paths(self, paths: Sequence[str]) -> set[str]:
-        out: set[str] = set()
-        for start in range(0, len(paths), 500):
-            part = list(paths[start : start + 500])
-            marks = ",".join("?" * len(part))
-            out.update(
-                r[0]
-                for r in self._rows(
-                    f"SELECT path FROM code_files WHERE workspace_id = ? AND path IN ({marks})",
-                    (self.ws, *part),
-                )
-            )
-        return out
+        rows = self._rows_in(
+            "SELECT path FROM code_files WHERE workspace_id = ? AND path IN ({marks})",
+            paths,
+            (self.ws,),
+        )
+        return {r[0] for r in rows}
 
     def add_code_files(
         self, files: Sequence[BulkFile], *, tombstoned: set[str], now: float
@@ -687,33 +691,24 @@ class CodeStore:
             "SELECT id, file_id, source, name, receiver, receiver_kind, expression, line, "
             "target, how FROM code_edges WHERE kind = 'calls' "
         )
-        found: dict[int, Any] = {}
-        for column, keys in (("name", sorted(set(names))), ("target", sorted(set(targets)))):
-            extra = " AND target IS NOT NULL" if column == "target" else ""
-            for start in range(0, len(keys), 500):
-                part = keys[start : start + 500]
-                marks = ",".join("?" * len(part))
-                for row in self._rows(columns + f"AND {column} IN ({marks}){extra}", part):
-                    found[row[0]] = row
+        found = {r[0]: r for r in self._rows_in(columns + "AND name IN ({marks})", names)}
+        found.update(
+            (r[0], r)
+            for r in self._rows_in(
+                columns + "AND target IN ({marks}) AND target IS NOT NULL", targets
+            )
+        )
         skip = set(skip_files)
         return [found[k] for k in sorted(found) if found[k][1] not in skip]
 
     def import_aliases(self, members: Sequence[str]) -> set[str]:
         """Local names other files bind ``members`` to (``from m import f as g``: ``g``)."""
-        out: set[str] = set()
-        keys = sorted(set(members))
-        for start in range(0, len(keys), 500):
-            part = keys[start : start + 500]
-            marks = ",".join("?" * len(part))
-            out.update(
-                r[0]
-                for r in self._rows(
-                    "SELECT DISTINCT alias FROM code_edges WHERE kind = 'imports' "
-                    f"AND alias IS NOT NULL AND expression IN ({marks})",
-                    part,
-                )
-            )
-        return out
+        rows = self._rows_in(
+            "SELECT DISTINCT alias FROM code_edges WHERE kind = 'imports' "
+            "AND alias IS NOT NULL AND expression IN ({marks})",
+            members,
+        )
+        return {r[0] for r in rows}
 
     def derived_classes(self) -> list[tuple[str, str, str, str]]:
         """(qualified name, name, kind, bases) of every symbol that has bases."""
@@ -725,35 +720,18 @@ class CodeStore:
 
     def class_qualified_names(self, names: Sequence[str]) -> set[str]:
         """Qualified names of the class-like symbols called one of ``names``."""
-        out: set[str] = set()
-        keys = sorted(set(names))
-        for start in range(0, len(keys), 500):
-            part = keys[start : start + 500]
-            marks = ",".join("?" * len(part))
-            out.update(
-                r[0]
-                for r in self._rows(
-                    "SELECT qualified_name FROM code_symbols WHERE workspace_id = ? "
-                    f"AND name IN ({marks}) AND kind IN ('class', 'interface', 'struct', 'enum', "
-                    "'trait', 'module', 'type')",
-                    (self.ws, *part),
-                )
-            )
-        return out
+        rows = self._rows_in(
+            "SELECT qualified_name FROM code_symbols WHERE workspace_id = ? AND name IN "
+            "({marks}) AND kind IN ('class', 'interface', 'struct', 'enum', 'trait', 'module', "
+            "'type')",
+            names,
+            (self.ws,),
+        )
+        return {r[0] for r in rows}
 
     def member_names(self, parents: Sequence[str]) -> set[str]:
-        out: set[str] = set()
-        keys = sorted(set(parents))
-        for start in range(0, len(keys), 500):
-            part = keys[start : start + 500]
-            marks = ",".join("?" * len(part))
-            out.update(
-                r[0]
-                for r in self._rows(
-                    f"SELECT name FROM code_symbols WHERE parent IN ({marks})", part
-                )
-            )
-        return out
+        rows = self._rows_in("SELECT name FROM code_symbols WHERE parent IN ({marks})", parents)
+        return {r[0] for r in rows}
 
     def set_call_targets(self, updates: Sequence[tuple[str | None, str, int]]) -> None:
         """(target, how, edge id) for the calls whose resolution changed."""

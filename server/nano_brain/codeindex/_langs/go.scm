@@ -1,9 +1,7 @@
 ;; Go tree-sitter queries for the code index.
-;; Loaded by the rules class of the module of the same name; one compiled query runs all
-;; patterns in one pass over the tree.
+;; Capture conventions: see base.py.
 
-;; Definitions: @def.<kind> on the defining node, @name on its name (@scope: a node that
-;; only names a scope, e.g. a Rust impl).
+;; Definitions
 (function_declaration name: (identifier) @name) @def.function
 (method_declaration name: (field_identifier) @name) @def.method
 (type_spec name: (type_identifier) @name) @def.type
@@ -14,10 +12,10 @@
 (source_file (var_declaration
   (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
 
-;; Calls: @call on the call, @name on the called name.
+;; Calls
 (call_expression function: (identifier) @name) @call
 (call_expression function: (selector_expression
   operand: (_) field: (field_identifier) @name)) @call
 
-;; Imports: @import on each statement (read by the language's read_imports hook).
+;; Imports (read by the rules' read_imports)
 (import_spec) @import

@@ -1,9 +1,7 @@
 ;; JavaScript (also the base of TypeScript and TSX) tree-sitter queries for the code index.
-;; Loaded by the rules class of the module of the same name; one compiled query runs all
-;; patterns in one pass over the tree.
+;; Capture conventions: see base.py.
 
-;; Definitions: @def.<kind> on the defining node, @name on its name (@scope: a node that
-;; only names a scope, e.g. a Rust impl).
+;; Definitions
 (function_declaration name: (identifier) @name) @def.function
 (generator_function_declaration name: (identifier) @name) @def.function
 (class_declaration name: (_) @name) @def.class
@@ -15,7 +13,7 @@
 (program (export_statement declaration:
   (variable_declaration (variable_declarator name: (identifier) @name) @def.variable)))
 
-;; Calls: @call on the call, @name on the called name.
+;; Calls
 (call_expression function: (identifier) @name) @call
 (call_expression function: (member_expression
   object: (_)
@@ -24,7 +22,7 @@
 (new_expression constructor: (member_expression
   object: (_) property: (property_identifier) @name)) @call
 
-;; Imports: @import on each statement (read by the language's read_imports hook).
+;; Imports (read by the rules' read_imports)
 (import_statement) @import
 (export_statement source: (_)) @import
 (variable_declarator

@@ -1,9 +1,7 @@
 ;; Python tree-sitter queries for the code index.
-;; Loaded by the rules class of the module of the same name; one compiled query runs all
-;; patterns in one pass over the tree.
+;; Capture conventions: see base.py.
 
-;; Definitions: @def.<kind> on the defining node, @name on its name (@scope: a node that
-;; only names a scope, e.g. a Rust impl).
+;; Definitions
 ;; @body, and @doc on a docstring (a string alone as the body's first statement), and
 ;; @bases on a class's base list: extraction reads them instead of walking the tree.
 (function_definition
@@ -16,15 +14,15 @@
 (module (expression_statement (assignment left: (identifier) @name) @def.variable))
 (module (type_alias_statement left: (type (identifier) @name)) @def.type)
 
-;; Calls: @call on the call, @name on the called name.
+;; Calls
 (call function: (identifier) @name) @call
 (call function: (attribute object: (_) attribute: (identifier) @name)) @call
 
-;; Imports: @import on each statement (read by the language's read_imports hook).
+;; Imports (read by the rules' read_imports)
 (import_statement) @import
 (import_from_statement) @import
 
-;; Assignments (receiver typing): @assign, @assign.target, @assign.value.
+;; Assignments (they type call receivers)
 (assignment
   left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @assign.target
   right: (_) @assign.value) @assign

@@ -1,9 +1,7 @@
 ;; Rust tree-sitter queries for the code index.
-;; Loaded by the rules class of the module of the same name; one compiled query runs all
-;; patterns in one pass over the tree.
+;; Capture conventions: see base.py.
 
-;; Definitions: @def.<kind> on the defining node, @name on its name (@scope: a node that
-;; only names a scope, e.g. a Rust impl).
+;; Definitions
 (function_item name: (identifier) @name) @def.function
 (function_signature_item name: (identifier) @name) @def.function
 (struct_item name: (type_identifier) @name) @def.struct
@@ -17,7 +15,7 @@
 (macro_definition name: (identifier) @name) @def.macro
 (impl_item type: (_) @name) @scope
 
-;; Calls: @call on the call, @name on the called name.
+;; Calls
 (call_expression function: (identifier) @name) @call
 (call_expression function: (field_expression
   value: (_) field: (field_identifier) @name)) @call
@@ -25,5 +23,5 @@
   path: (_) name: (identifier) @name)) @call
 (call_expression function: (generic_function function: (identifier) @name)) @call
 
-;; Imports: @import on each statement (read by the language's read_imports hook).
+;; Imports (read by the rules' read_imports)
 (use_declaration) @import
