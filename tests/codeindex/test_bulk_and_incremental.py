@@ -4,6 +4,7 @@ after random edits give the same rows as indexing the final tree from scratch.""
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -255,3 +256,40 @@ def test_embedding_follows_a_committed_lexical_index_and_reports_progress(
     assert found_before_embedding == [True]
     assert report.embedded == 3 and report.pending_embeddings == 0
     assert seen[-1] == ("embed", 3, 3)
+
+
+def test_index_runs_on_one_store_at_once_take_turns(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    _big_tree(root, indexer_module.POOL_THRESHOLD + 4)
+    with _brain(root, tmp_path / "alone.db") as brain:
+        CodeIndex(brain, workers=1).index()
+        alone = _rows(brain)
+    db = tmp_path / "shared.db"
+    first, second = _brain(root, db), _brain(root, db)
+    errors: list[BaseException] = []
+    others: list[threading.Thread] = []
+
+    def run(brain: Brain, progress: object = None) -> None:
+        try:
+            CodeIndex(brain, workers=1).index(progress)  # type: ignore[arg-type]
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    def midway(phase: str, done: int, total: int) -> None:
+        # the first run is inside its bulk load (full-text rows pending): a second one starts
+        if phase == "parse" and not others:
+            others.append(threading.Thread(target=run, args=(second,)))
+            others[0].start()
+            others[0].join(0.5)
+
+    try:
+        run(first, midway)
+        others[0].join(120)
+        assert errors == []
+        assert _rows(first) == alone
+        first.store._rows("INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')")
+        first.store._rows("INSERT INTO chunks_tri (chunks_tri) VALUES ('integrity-check')")
+        assert first.store.meta_get("code_fulltext_pending") == "0"
+    finally:
+        first.close()
+        second.close()
