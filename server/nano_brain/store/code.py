@@ -818,20 +818,17 @@ class CodeStore:
         return out
 
     def counts(self) -> dict[str, int]:
+        """Files, symbols, edges, calls and resolved calls. Each is a plain ``count(*)``
+        that SQLite answers from the smallest index (a store holds one workspace): every
+        index run ends with these, and grouping the edges by kind scanned them all."""
         files, code_files = self._rows(
             "SELECT count(*), coalesce(sum(language IS NOT NULL), 0) FROM code_files "
             "WHERE workspace_id = ?",
             (self.ws,),
         )[0]
-        symbols, nested = self._rows(
-            "SELECT count(*), count(parent) FROM code_symbols WHERE workspace_id = ?", (self.ws,)
-        )[0]
-        by_kind = dict(
-            self._rows(
-                "SELECT kind, count(*) FROM code_edges WHERE workspace_id = ? GROUP BY kind",
-                (self.ws,),
-            )
-        )
+        symbols = self._rows("SELECT count(*) FROM code_symbols")[0][0]
+        edges = self._rows("SELECT count(*) FROM code_edges")[0][0]
+        calls = self._rows("SELECT count(*) FROM code_edges WHERE kind = 'calls'")[0][0]
         resolved = self._rows(
             "SELECT count(*) FROM code_edges WHERE kind = 'calls' AND target IS NOT NULL"
         )[0][0]
@@ -840,11 +837,8 @@ class CodeStore:
             "source_files": int(code_files),
             "text_files": int(files) - int(code_files),
             "symbols": int(symbols),
-            "edges": int(sum(by_kind.values())),
-            # nesting (symbol -> parent) is a column of code_symbols, not an edge row
-            "contains": int(nested),
-            "imports": int(by_kind.get("imports", 0)),
-            "calls": int(by_kind.get("calls", 0)),
+            "edges": int(edges),
+            "calls": int(calls),
             "resolved_calls": int(resolved),
         }
 
