@@ -373,7 +373,9 @@ class Indexer:
             if isinstance(item, SkippedFile):
                 report.skip(item.path, item.reason)
                 continue
-            if item.language is None and Path(item.path).suffix.lower() not in TEXT_SUFFIXES:
+            if item.language is None and posixpath.splitext(item.path)[1].lower() not in (
+                TEXT_SUFFIXES
+            ):
                 continue  # e.g. Gemfile-like names the walk keeps; not ours
             seen.add(item.path)
             old = known.get(item.path)

@@ -831,7 +831,12 @@ def _is_parameter(sym: Symbol, name: str) -> bool:
 
 def python_module_names(paths: Iterable[str]) -> dict[str, list[str]]:
     """Dotted module name -> files, from the package root and from the workspace root."""
-    files = set(paths)
+    return _module_names(frozenset(paths))
+
+
+@functools.lru_cache(maxsize=4)
+def _module_names(files: frozenset[str]) -> dict[str, list[str]]:
+    # cached: every incremental run of a workspace asks again for (mostly) the same files
     inits = ("__init__.py", "__init__.pyi")
     packages = {posixpath.dirname(p) for p in files if posixpath.basename(p) in inits}
     names: dict[str, set[str]] = defaultdict(set)
