@@ -238,8 +238,16 @@ class CodeStore:
 
     def checkpoint(self) -> None:
         """Move the write-ahead log into the store file and truncate it (after a bulk load,
-        whose one large transaction would otherwise leave a log as big as the store)."""
-        self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
+        whose large transactions would otherwise leave a log as big as the store). A reader
+        that holds an old snapshot makes it give up after a moment rather than wait: the log
+        is then truncated by a later checkpoint."""
+        with self.store._lock:
+            timeout = self._rows("PRAGMA busy_timeout")[0][0]
+            self._exec("PRAGMA busy_timeout = 200")
+            try:
+                self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._exec(f"PRAGMA busy_timeout = {int(timeout)}")
 
     def existing_paths(self, paths: Sequence[str]) -> set[str]:
         rows = self._rows_in(
