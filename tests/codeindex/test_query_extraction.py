@@ -47,3 +47,25 @@ def test_query_extraction_equals_the_reference_on_the_standard_library() -> None
         with_docs += sum(1 for s in new.symbols if s.docstring)
     # the sample is real code: many symbols, many of them documented
     assert symbols > 5000 and with_docs > 1000
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"def f(:\n    pass\n",
+        b"def f():",
+        b"class A(:\n  def g(self): pass\n",
+        b"def f():\n    '''doc'''\n    return (\n",
+        b"@dec\ndef f():",
+        b"class B(A",
+        b"def outer():\n    def inner(:\n        pass\n    return inner()\n",
+        b'def f():\n    # a comment first\n    """not the docstring? it is"""\n',
+        b"def f():\n    'a' 'b'\n",
+        b"class C:\n    '''doc''' ; x = 1\n",
+        "def ü():\n    '''Ünïcode doc'''\n".encode(),
+        b"\xff\xfe garbage \x00 def f(): pass\n",
+    ],
+)
+def test_query_extraction_equals_the_reference_on_broken_code(source: bytes) -> None:
+    # code being edited is often incomplete: both extractions must still agree on it
+    assert parse_file("a.py", source) == parse_file_reference("a.py", source)
