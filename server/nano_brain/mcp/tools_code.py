@@ -64,7 +64,10 @@ class SymbolsOutput(BaseModel):
 
 
 class CallsOutput(BaseModel):
-    calls: list[dict[str, Any]] = Field(description="caller, callee (None if unresolved), line")
+    calls: list[dict[str, Any]] = Field(
+        description="caller, callee (None if unresolved), expression (the callee as written, "
+        "blanks collapsed, clipped), line"
+    )
 
 
 class ImpactOutput(BaseModel):
