@@ -179,6 +179,29 @@ def _positive_duration(value: str) -> str:
     return value
 
 
+class HistoryConfig(_Section):
+    """The git history as memory (see docs/history.md)."""
+
+    enabled: bool = True
+    """Index the workspace's git history with the code (`nano-brain index`, the sidecar)."""
+    max_commits: int = Field(10_000, ge=1, le=1_000_000, alias="maxCommits")
+    """Keep at most this many commits, the newest."""
+    since: str | None = None
+    """Only commits since this date (any date git understands, e.g. 2024-01-01, 2.years)."""
+    max_files_per_commit: int = Field(300, ge=1, le=100_000, alias="maxFilesPerCommit")
+    """A commit changing more files (a vendored import, a mass reformat) is kept as memory,
+    but its symbols are not linked beyond this many files."""
+    search_weight: float = Field(0.5, ge=0, le=1, alias="searchWeight")
+    """How much a commit found by a query that names no kind counts against a note."""
+
+    @field_validator("since")
+    @classmethod
+    def _since(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or len(value) > 100 or value.startswith("-")):
+            raise ValueError("must be a date or age git understands, e.g. 2024-01-01")
+        return value
+
+
 class Config(_Section):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     harvest: HarvestConfig = Field(default_factory=HarvestConfig)
@@ -187,6 +210,7 @@ class Config(_Section):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     decay: DecayConfig = Field(default_factory=DecayConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
+    history: HistoryConfig = Field(default_factory=HistoryConfig)
 
 
 class LoadedConfig(BaseModel):

@@ -422,7 +422,67 @@ _V8 = """
 -- see store.VectorStore._split_vector_spaces
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
+# The git history as memory (docs/history.md): a commit is a document of kind 'commit' (the
+# documents' kind CHECK is widened by store._allow_commit_kind: SQLite cannot alter a CHECK,
+# and rebuilding `documents` would cascade into every table that references it). Beside it:
+# - git_commits: its hash and its place in the history (`seq`: parents before children);
+# - git_changes: the symbols whose lines it changed, by their qualified name at that commit;
+# - git_renames: files and symbols it renamed, so a symbol's history follows it back;
+# - document_files: the files a commit changed or a harvested session edited (kept from the
+#   session's metadata by the triggers below), for "sessions that edited this file".
+# Every row cascades from its document. Like 7 and 8, it may be applied again.
+_V9 = """
+CREATE TABLE IF NOT EXISTS git_commits (
+    doc_id       INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+    workspace_id TEXT NOT NULL,
+    hash         TEXT NOT NULL,
+    seq          INTEGER NOT NULL,
+    committed_at REAL NOT NULL,
+    UNIQUE (workspace_id, hash)
+);
+CREATE INDEX IF NOT EXISTS git_commits_seq ON git_commits (seq);
+CREATE TABLE IF NOT EXISTS git_changes (
+    qualified_name TEXT NOT NULL,
+    doc_id         INTEGER NOT NULL REFERENCES git_commits (doc_id) ON DELETE CASCADE,
+    change         TEXT NOT NULL CHECK (change IN ('added', 'modified', 'renamed', 'removed')),
+    PRIMARY KEY (qualified_name, doc_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS git_changes_doc ON git_changes (doc_id);
+CREATE TABLE IF NOT EXISTS git_renames (
+    new_name TEXT NOT NULL,
+    old_name TEXT NOT NULL,
+    doc_id   INTEGER NOT NULL REFERENCES git_commits (doc_id) ON DELETE CASCADE,
+    kind     TEXT NOT NULL CHECK (kind IN ('file', 'symbol')),
+    PRIMARY KEY (new_name, doc_id, old_name)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS git_renames_doc ON git_renames (doc_id);
+CREATE TABLE IF NOT EXISTS document_files (
+    path   TEXT NOT NULL,
+    doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+    PRIMARY KEY (path, doc_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS document_files_doc ON document_files (doc_id);
+CREATE TRIGGER IF NOT EXISTS document_files_session_ai AFTER INSERT ON documents
+    WHEN new.kind = 'session' AND json_valid(new.metadata)
+BEGIN
+    INSERT OR IGNORE INTO document_files (path, doc_id)
+        SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
+        WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
+END;
+CREATE TRIGGER IF NOT EXISTS document_files_session_au AFTER UPDATE OF metadata ON documents
+    WHEN new.kind = 'session' AND json_valid(new.metadata)
+BEGIN
+    INSERT OR IGNORE INTO document_files (path, doc_id)
+        SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
+        WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
+END;
+INSERT OR IGNORE INTO document_files (path, doc_id)
+    SELECT j.value, d.id FROM documents d, json_each(d.metadata, '$.harvest.files_changed') j
+    WHERE d.kind = 'session' AND json_valid(d.metadata) AND j.type = 'text'
+      AND length(j.value) BETWEEN 1 AND 1024;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

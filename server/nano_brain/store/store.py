@@ -869,6 +869,8 @@ class Store(VectorStore):
         if filters.kinds:
             clauses.append(f"d.kind IN ({','.join('?' * len(filters.kinds))})")
             params.extend(filters.kinds)
+        else:  # filters.DEFAULT_KINDS: commits only when asked for
+            clauses.append("d.kind != 'commit'")
         for tag in filters.tags:
             clauses.append(
                 "EXISTS (SELECT 1 FROM document_tags t WHERE t.doc_id = d.id AND t.tag = ?)"
@@ -1025,9 +1027,36 @@ class Store(VectorStore):
 
 #: Parts of a migration that depend on the store's state (the vector index exists once a
 #: model is recorded, typed by its dimension): run in the migration's transaction after its SQL.
+def _allow_commit_kind(store: Store) -> None:
+    """Migration 9: documents of kind 'commit'. SQLite cannot alter a CHECK, and rebuilding
+    `documents` would cascade into every table that references it; widening an IN list
+    changes no stored row, which SQLite documents as a change the schema text may take
+    directly (lang_altertable.html, "making other kinds of table schema changes"). The schema
+    version is bumped so that other open connections read the new schema."""
+    old = "CHECK (kind IN ('note', 'session', 'code'))"
+    new = "CHECK (kind IN ('note', 'session', 'code', 'commit'))"
+    sql = store._rows("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents'")
+    if not sql or new in sql[0][0]:
+        return
+    if old not in sql[0][0]:
+        raise StoreError(f"store {store.path}: unexpected documents table, cannot add commits")
+    version = int(store._rows("PRAGMA schema_version")[0][0])
+    store._exec("PRAGMA writable_schema = ON")
+    try:
+        store._exec(
+            "UPDATE sqlite_master SET sql = replace(sql, ?, ?) "
+            "WHERE type = 'table' AND name = 'documents'",
+            (old, new),
+        )
+        store._exec(f"PRAGMA schema_version = {version + 1}")
+    finally:
+        store._exec("PRAGMA writable_schema = OFF")
+
+
 _MIGRATION_STEPS: dict[int, Callable[[Store], None]] = {
     6: lambda store: None,  # superseded by 8, which rebuilds the k-NN indexes anyway
     8: Store._split_vector_spaces,
+    9: _allow_commit_kind,
 }
 
 

@@ -36,8 +36,8 @@ _META: dict[Space, tuple[str, str]] = {
 }
 #: SQL for whether a document `d` belongs to a space.
 _IN_SPACE: dict[Space, str] = {"text": "d.kind != 'code'", "code": "d.kind = 'code'"}
-KIND_KEYS = {"note": 0, "session": 1, "code": 2}
-_KIND_SQL = "CASE d.kind WHEN 'note' THEN 0 WHEN 'session' THEN 1 ELSE 2 END"
+KIND_KEYS = {"note": 0, "session": 1, "code": 2, "commit": 3}
+_KIND_SQL = "CASE d.kind WHEN 'note' THEN 0 WHEN 'session' THEN 1 WHEN 'commit' THEN 3 ELSE 2 END"
 #: The k-NN index's largest k.
 MAX_K = 4096
 
@@ -162,10 +162,12 @@ class VectorStore:
 
     def pending_chunks(self: Store, limit: int, space: Space = "text") -> list[PendingChunk]:
         """Chunks of a space that have no vector yet, oldest first."""
+        # commits last: a repository's history queues thousands at once, and a note written
+        # meanwhile should not wait behind them for its vector
         rows = self._rows(
             "SELECT c.id, c.doc_id, c.title, c.heading, c.body FROM chunks c "
             f"JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 0 AND {_IN_SPACE[space]} "
-            "ORDER BY c.id LIMIT ?",
+            "ORDER BY d.kind = 'commit', c.id LIMIT ?",
             (limit,),
         )
         return [PendingChunk(*r) for r in rows]
@@ -327,9 +329,9 @@ def _pushdown(filters: Filters) -> tuple[str, list[Any]]:
     """The part of the filters a vec0 scan can apply: kinds, collections, time bounds."""
     clauses: list[str] = []
     params: list[Any] = []
-    if filters.kinds:
-        clauses.append(f"kind IN ({','.join('?' * len(filters.kinds))})")
-        params.extend(KIND_KEYS[k] for k in filters.kinds)
+    kinds = filters.allowed_kinds()  # no kind named: no commits (filters.DEFAULT_KINDS)
+    clauses.append(f"kind IN ({','.join('?' * len(kinds))})")
+    params.extend(KIND_KEYS[k] for k in kinds)
     if filters.collections:
         clauses.append(f"coll IN ({','.join('?' * len(filters.collections))})")
         params.extend(collection_key(c) for c in filters.collections)
