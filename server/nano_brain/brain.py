@@ -128,8 +128,11 @@ class Brain(VectorAccess):
         content = self._check_content(content)
         user_tags = fields.clean_tags(tags)
         collection = fields.check_collection(collection)
-        if kind not in KINDS:
-            raise InvalidInputError(f"invalid kind {kind!r}: one of {', '.join(KINDS)}")
+        if kind not in KINDS or kind == "commit":
+            writable = ", ".join(k for k in KINDS if k != "commit")
+            raise InvalidInputError(
+                f"invalid kind {kind!r}: one of {writable} (commits come from the git history)"
+            )
         metadata = fields.check_metadata(metadata)
         source_path = fields.check_source_path(source_path)
         given_title = fields.clean_title(title) or ""
@@ -347,7 +350,7 @@ class Brain(VectorAccess):
         with self.store.transaction():
             row = self._resolve(ref)
             if tombstone is None:
-                tombstone = row.kind in ("session", "code")
+                tombstone = row.kind in ("session", "code", "commit")
             if tombstone and row.source_path:
                 self.store.add_tombstone(
                     row.source_path, row.uid, row.title, now, actor or self.actor

@@ -43,6 +43,13 @@ _OVERSAMPLE = 2
 _FEEDBACK_DOCS = 3
 _FEEDBACK_POOL = 50
 
+# A query that names no kind searches commits apart (filters.DEFAULT_KINDS leaves them out of
+# the other legs): a lexical leg of its own, this many candidates, fused at
+# `history.search_weight` of the lexical weight. A repository's thousands of commit messages
+# then never crowd notes out of the candidate pools, and a commit that matches well still
+# shows, below a note that matches as well.
+_HISTORY_POOL = 10
+
 # Code-only searches: a symbol's title holds its name's words and docstring summary (see
 # codeindex.parse.search_title), so it weighs less against the body than a note's title.
 _CODE_BM25_WEIGHTS = (2.0, 1.0)
@@ -144,6 +151,7 @@ class SearchPipeline:
         self._store = store
         self._config = config.search
         self._decay = config.decay
+        self._history_weight = config.history.search_weight
         self._vectors = vectors
 
     def run(self, request: SearchRequest) -> SearchResponse:
@@ -175,6 +183,18 @@ class SearchPipeline:
             except Exception as exc:  # a leg failing must not take the other down
                 log.warning("lexical leg failed: %s", exc)
                 legs["lexical"] = f"failed: {exc}"
+        if request.mode in ("hybrid", "lexical") and not request.kind and self._history_weight:
+            try:
+                commits = filters.model_copy(update={"kinds": ("commit",)})
+                hits, _ = self._lexical(query, commits, _HISTORY_POOL, weights)
+                if hits:
+                    ranked["history"] = hits[:_HISTORY_POOL]
+                    legs["history"] = "ok"
+            except NanoBrainError:
+                raise
+            except Exception as exc:  # the other legs still answer
+                log.warning("history leg failed: %s", exc)
+                legs["history"] = f"failed: {exc}"
         if request.mode == "vector" and not ranked:
             reasons = "; ".join(v for v in legs.values()) or "no embedding space"
             raise NanoBrainError(f"vector search is unavailable: {reasons}")
@@ -331,6 +351,7 @@ class SearchPipeline:
             "lexical": fusion.lexical_weight,
             "vector": fusion.vector_weight,
             "code_vector": fusion.vector_weight * (0.5 if mixed else 1.0),
+            "history": fusion.lexical_weight * self._history_weight,
         }
         # a document is in one embedding space: at best first in lexical and one vector leg
         ran = {leg for cand in candidates for leg in cand.ranks}

@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (each module registers its commands)
     mcp_cmd,
     memory,
     search,
+    why_cmd,
 )
 from ._app import main
 

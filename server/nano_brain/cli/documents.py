@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..anchoring import write_anchored
 from ..errors import InvalidInputError
 from ..filters import KINDS, STATUSES, Filters
 from ._app import common_options, emit, main, open_brain
@@ -31,6 +32,12 @@ from ._app import common_options, emit, main, open_brain
 @click.option("--source-path", help="Where the note comes from; writing it again updates it.")
 @click.option("--supersedes", help="#id or source path of a note this one replaces.")
 @click.option("--pin", is_flag=True, help="Never evict this note (storage limit).")
+@click.option(
+    "--anchor",
+    "anchors",
+    multiple=True,
+    help="Anchor the note to this symbol (repeatable; any form `symbols` resolves).",
+)
 @common_options
 def write(
     content: str | None,
@@ -43,6 +50,7 @@ def write(
     source_path: str | None,
     supersedes: str | None,
     pin: bool,
+    anchors: tuple[str, ...],
     workspace: Path | None,
     db: Path | None,
     as_json: bool,
@@ -51,8 +59,10 @@ def write(
     text = _read_content(content, file)
     meta = _parse_metadata(metadata)
     with open_brain(workspace, db) as brain:
-        result = brain.write(
+        result = write_anchored(
+            brain,
             text,
+            anchors=anchors,
             title=title,
             tags=tags,
             collection=collection,
@@ -70,6 +80,8 @@ def write(
         click.echo(f"{verb} #{doc.id} {doc.title!r} v{doc.version}, {result.chunks} chunk(s){vec}")
         if supersedes:
             click.echo(f"superseded {supersedes}")
+        for a in result.anchored_to:
+            click.echo(f"anchored to {a.symbol}")
 
     emit(result.model_dump(), as_json, human)
 

@@ -129,14 +129,19 @@ def sessions(
 ) -> None:
     """List this workspace's harvested session summaries, newest first."""
     tags = (f"ticket:{ticket.strip()}",) if ticket else ()
+    # with a ticket, the commits that name it come along (docs/history.md)
+    kinds = ("session", "commit") if ticket else ("session",)
     with _open(workspace, db) as brain:
-        docs = brain.list(Filters(kinds=("session",), tags=tags), limit=limit)
+        docs = brain.list(Filters(kinds=kinds, tags=tags), limit=limit)  # type: ignore[arg-type]
 
     def human() -> None:
         for doc in docs:
             tickets = ",".join(t[7:] for t in doc.tags if t.startswith("ticket:"))
+            commit = str(doc.metadata.get("hash", ""))[:10]
+            what = f"commit {commit}  " if doc.kind == "commit" else ""
             click.echo(
-                f"#{doc.id}  {doc.updated_at}  {doc.title}" + (f"  [{tickets}]" if tickets else "")
+                f"#{doc.id}  {doc.updated_at}  {what}{doc.title}"
+                + (f"  [{tickets}]" if tickets else "")
             )
         if not docs:
             click.echo("no sessions")

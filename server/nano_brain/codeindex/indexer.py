@@ -100,6 +100,8 @@ class IndexReport:
     pending_embeddings: int = 0
     #: chunks embedded after the index committed (``CodeIndex.index(embed=True)``)
     embedded: int = 0
+    #: the git history pass that followed (``nano_brain.history.HistoryReport.to_dict()``)
+    history: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
