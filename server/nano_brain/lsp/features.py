@@ -6,6 +6,7 @@ Everything here reads the Brain and the code index through their public methods.
 
 from __future__ import annotations
 
+import json
 import keyword
 import logging
 import re
@@ -14,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from lsprotocol import types as lsp
 
@@ -22,8 +24,18 @@ from ..errors import NanoBrainError
 from ..filters import Filters
 from ..store.code import AnchorRecord
 from ..timeutil import parse_instant
+from ..why import author_label, hover_history
 from .options import InitializationOptions
-from .render import NoteView, RelatedView, clip, hover_markdown, lens_title
+from .render import (
+    CommitView,
+    HistoryView,
+    NoteView,
+    RelatedView,
+    SessionView,
+    clip,
+    hover_markdown,
+    lens_title,
+)
 from .text import innermost, path_to_uri, symbols_named, word_at
 from .workspaces import Folder
 
@@ -133,6 +145,7 @@ def note_views(
                 snippet=clip(body, snippet_chars),
                 symbol=anchor.qualified_name,
                 stale=staleness(anchor, ctx),
+                author=author_label(doc.author),
             )
         )
     return views
@@ -179,11 +192,54 @@ def hover(
         found_related = ctx.folder.related.wait(pending, budget if opts.related_budget_ms else None)
         exclude = {n.id for n in notes}
         related = [r for r in found_related or [] if r.id not in exclude][: opts.max_related]
-    symbol = targets[0].split("::", 1)[-1] if targets and notes else None
-    text = hover_markdown(symbol, notes, related)
+    history = history_view(ctx.folder, targets[0], opts) if targets else None
+    shown = notes or (history is not None and (history.commits or history.sessions))
+    symbol = targets[0].split("::", 1)[-1] if targets and shown else None
+    text = hover_markdown(symbol, notes, related, history=history)
     if text is None:
         return None
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+
+def symbol_at(ctx: Context, line: int, character: int) -> str | None:
+    """The qualified name of the symbol a hover at (0-based) line and character is about."""
+    word = word_at(ctx.lines, line, character)
+    if not word:
+        return None
+    named = symbols_named(ctx.symbols, word, line + 1)
+    if named:
+        return named[0].qualified_name
+    found = ctx.folder.read_index.code.find_symbols(word, None, 5)
+    exact = [r.qualified_name for r in found if r.name == word]
+    return exact[0] if exact else None
+
+
+def history_view(folder: Folder, qualified_name: str, opts: Any) -> HistoryView:
+    """The newest commits that changed the symbol and sessions that edited its file, and the
+    link that opens the full "why" view (a few indexed lookups: no search)."""
+    commits: list[CommitView] = []
+    sessions: list[SessionView] = []
+    if opts.max_commits or opts.max_sessions:
+        try:
+            found, touched = hover_history(
+                folder.reader,
+                qualified_name,
+                qualified_name.split("::", 1)[0],
+                commits=opts.max_commits,
+                sessions=opts.max_sessions,
+            )
+        except NanoBrainError as exc:  # the notes are still worth a hover
+            log.info("no history for %s: %s", qualified_name, exc)
+            found, touched = [], []
+        commits = [CommitView(c.hash, c.subject, c.author, c.date, c.change) for c in found]
+        sessions = [SessionView(t.id, t.title, t.updated_at, t.via) for t in touched]
+    return HistoryView(commits, sessions, why_link(qualified_name, folder.root))
+
+
+def why_link(qualified_name: str, root: Path) -> str:
+    """A ``command:`` URI running ``nano-brain.why`` for the symbol (VS Code opens the view)."""
+    args = json.dumps([{"symbol": qualified_name, "root": str(root)}], separators=(",", ":"))
+    return f"command:nano-brain.why?{quote(args)}"
 
 
 def prefetch_queries(ctx: Context, limit: int = 100) -> list[str]:

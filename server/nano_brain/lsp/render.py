@@ -21,6 +21,8 @@ class NoteView:
     snippet: str
     symbol: str
     stale: str | None  # None, "changed" or "missing"
+    author: str = ""
+    """who wrote it, as views name writers (`why.author_label`): agent (MCP), editor, CLI"""
 
     @property
     def is_decision(self) -> bool:
@@ -60,15 +62,46 @@ def clip(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
+@dataclass(frozen=True, slots=True)
+class CommitView:
+    """A commit that changed the symbol, as a hover line shows it."""
+
+    hash: str
+    subject: str
+    author: str
+    date: str
+    change: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    id: str
+    title: str
+    updated_at: str
+    via: str
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryView:
+    """The hover's history part and the link to the full view."""
+
+    commits: list[CommitView]
+    sessions: list[SessionView]
+    link: str | None = None
+    """a ``command:`` URI that opens the full "why" view (clients that run it)"""
+
+
 def hover_markdown(
     symbol: str | None,
     notes: list[NoteView],
     related: list[RelatedView],
     *,
     now: float | None = None,
+    history: HistoryView | None = None,
 ) -> str | None:
     """The hover text, or None when there is nothing worth a hover box."""
-    if not notes and not related:
+    has_history = history is not None and bool(history.commits or history.sessions)
+    if not notes and not related and not has_history:
         return None
     now = time.time() if now is None else now
     out: list[str] = []
@@ -83,9 +116,25 @@ def hover_markdown(
                 badges.append("⚠ may be stale: code " + ("removed" if n.stale == "missing"
                                                           else "changed since"))  # fmt: skip
             badge = f" _({', '.join(badges)})_" if badges else ""
-            out.append(f"- **{n.title}** `#{n.id}` · {age(now - n.created_at)} ago{badge}")
+            by = f" · by {n.author}" if n.author else ""
+            out.append(f"- **{n.title}** `#{n.id}`{by} · {age(now - n.created_at)} ago{badge}")
             if n.snippet:
                 out.append(f"  > {n.snippet}")
+    if history is not None and has_history:
+        if not notes and symbol:
+            out.append(f"**nano-brain** · `{symbol}`")
+        if history.commits:
+            out.append("**Changed by**")
+            for c in history.commits:
+                how = f" · {c.change}" if c.change in ("added", "renamed") else ""
+                out.append(
+                    f"- `{c.hash[:8]}` {clip(c.subject, 60)} — {c.author}, {c.date[:10]}{how}"
+                )
+        if history.sessions:
+            out.append("**Agent sessions**")
+            for s in history.sessions:
+                via = "" if s.via == "file" else f" · {s.via}"
+                out.append(f"- {clip(s.title, 60)} `#{s.id}` · {s.updated_at[:10]}{via}")
     if related:
         out.append("**Related memory**")
         for r in related:
@@ -93,6 +142,8 @@ def hover_markdown(
             out.append(f"- {r.title} `#{r.id}` · {r.kind}, {r.updated_at[:10]}{status}")
             if r.snippet:
                 out.append(f"  > {r.snippet}")
+    if history is not None and history.link and (notes or has_history):
+        out.append(f"[Why is this code like this? →]({history.link})")
     return "\n".join(out)
 
 

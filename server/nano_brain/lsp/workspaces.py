@@ -85,14 +85,15 @@ def _generation(reader: Brain) -> int:
     """The id of the store's newest audit-log row that can change what memory a search finds.
 
     Every mutation (write, edit, supersede, retract, delete, harvest, ...) appends one in its
-    own transaction, from any process. Index passes are skipped: they change code, and hovers
-    search notes and sessions only; without that, each save would drop every cached result.
+    own transaction, from any process. Index passes (code and git history) are skipped: they
+    change code and commits, and hovers search notes and sessions only; without that, each
+    save would drop every cached result.
     When the newest rows are all index passes, the oldest of them stands in (it moves on more
     often than needed, never less).
     """
     rows = reader.log(limit=_GENERATION_WINDOW)
     for row in rows:
-        if row.action != "index":
+        if row.action not in ("index", "history"):
             return row.id
     return rows[-1].id if rows else 0
 
