@@ -276,7 +276,8 @@ def register(registry: ToolRegistry) -> None:
     def memory_anchor(brain: Brain, p: AnchorInput) -> Anchored:
         """Attach an existing note or decision to a symbol of the code (function, class,
         method), so the editor shows it when hovering that symbol and flags it as possibly
-        stale when the code changes. Anchoring again accepts the symbol's current code."""
+        stale when the code changes. Use it when a saved note turns out to be about specific
+        code; anchoring again accepts the symbol's current code."""
         return anchor(brain, p.id, p.symbol)
 
     @registry.tool(
