@@ -21,6 +21,14 @@ AUTHORS = [
     ("Edsger Dijkstra", "edsger@example.com"),
     ("Barbara Liskov", "barbara@example.com"),
 ]
+_WORDS = """cache invoice refund ledger parser token retry budget quota shard replica index
+account billing payment tax discount coupon order cart checkout shipping carrier parcel
+customer session login password oauth scope permission role audit report export import
+schedule cron queue worker batch stream event webhook signal metric trace span logger
+config secret vault backup restore snapshot migrate schema table column query cursor
+upload download thumbnail image render template layout theme locale currency timezone
+search ranking embed vector cluster tenant region zone network socket proxy gateway
+route handler middleware cookie header payload encode decode compress checksum lock""".split()
 _VERBS = ["fix", "speed up", "simplify", "handle errors in", "document", "tidy", "rework"]
 _START = 1_600_000_000
 
@@ -62,8 +70,10 @@ class _Generator:
         self.time = _START
 
     def _name(self) -> str:
+        """Two words of a vocabulary and a number: names share words as real ones do (a
+        search for one word matches a few hundred symbols, not all of them)."""
         self.counter += 1
-        return f"step_{self.counter}"
+        return f"{self.rng.choice(_WORDS)}_{self.rng.choice(_WORDS)}_{self.counter}"
 
     def _body(self) -> list[str]:
         n = self.rng.randint(3, 8)

@@ -209,8 +209,8 @@ def _sessions(
     for ticket in tickets[:10]:
         if len(out) >= limit:
             break
-        for d in brain.store.list_documents(
-            Filters(kinds=("session",), tags=(f"ticket:{ticket}",)), limit=limit
+        for d in history.store.documents_tagged(
+            f"ticket:{ticket}", Filters(kinds=("session",)), limit
         ):
             if d.uid not in seen:
                 seen.add(d.uid)
@@ -261,9 +261,9 @@ def _related(
 
 def history_state(brain: Brain) -> str:
     """One line on what the history index holds (no git command is run)."""
-    counts = HistoryStore(brain.store).counts()
-    if counts["commits"]:
-        return f"{counts['commits']} commits indexed"
+    commits = HistoryStore(brain.store).commit_count()
+    if commits:
+        return f"{commits} commits indexed"
     if not any((p / ".git").exists() for p in (brain.root, *brain.root.parents)):
         return "not a git repository: no commit history"
     return "history not indexed yet (run `nano-brain index`)"

@@ -333,3 +333,19 @@ def test_this_projects_own_repository(tmp_path: Path, brain_of: BrainOf) -> None
         assert changed, "Brain.write has a history in this repository"
         assert all(c.change in ("added", "modified", "renamed") for c in changed)
     assert History(brain).index().state == "up-to-date"
+
+
+def test_a_huge_file_is_listed_but_not_read(repo: Repo, brain_of: BrainOf) -> None:
+    """Files over the code index's 1 MB cap diff as binary: the commit lists them, no hunk
+    of theirs is held in memory, and their symbols are not linked."""
+    body = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(60_000))
+    assert len(body) > 1_000_000
+    repo.write("big.py", body)
+    repo.write("small.py", "def s():\n    return 1\n")
+    repo.commit("a big generated module")
+    brain = brain_of(repo.path)
+    History(brain).index()
+    doc = brain.list(Filters(kinds=("commit",)))[0]
+    assert sorted(f["path"] for f in doc.metadata["files"]) == ["big.py", "small.py"]
+    assert _subjects(brain, "big.py::f1") == []
+    assert [s for s, _, _ in _subjects(brain, "small.py::s")] == ["a big generated module"]

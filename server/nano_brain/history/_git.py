@@ -105,7 +105,10 @@ class Git:
             self._env.pop(var, None)
 
     def _cmd(self, *args: str) -> list[str]:
-        return [self.exe, "-c", "core.quotePath=false", "-c", "diff.noprefix=false", *args]
+        # files over 1 MB (the code index's own cap) diff as binary: no hunks, so what one
+        # commit's diff holds in memory stays bounded
+        return [self.exe, "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
+                "-c", "core.bigFileThreshold=1m", *args]  # fmt: skip
 
     def run(self, *args: str, check: bool = True) -> str:
         proc = subprocess.run(
@@ -197,31 +200,31 @@ class Git:
 
 
 def _parse_log(stream: object) -> Iterator[RawCommit]:
-    """Commits from the log's byte stream: fields separated by NUL, then the diff text."""
-    buf = b""
+    """Commits from the log's byte stream: fields separated by NUL, then the diff text.
+
+    Linear in the stream: each block is split once, and a field's pieces are joined once.
+    """
+    pending: list[bytes] = []
     fields: list[bytes] = []
     started = False
     read = stream.read1  # type: ignore[attr-defined]
     while True:
         block = read(1 << 16)
-        if block:
-            buf += block
-            parts = buf.split(b"\x00")
-            buf = parts.pop()
-        else:
-            parts, buf = [buf], b""
-        for part in parts:
+        if not block:
+            break
+        pieces = block.split(b"\x00")
+        pending.append(pieces[0])
+        for piece in pieces[1:]:
+            field, pending = b"".join(pending), [piece]
             if not started:
                 started = True  # the empty text before the first commit's first NUL
                 continue
-            fields.append(part)
+            fields.append(field)
             if len(fields) == 7:  # hashes, name, e-mail, two times, message, diff
                 yield _commit(fields)
                 fields = []
-        if not block:
-            break
-    if len(fields) == 6:  # a last commit whose diff is empty
-        yield _commit([*fields, b""])
+    if started and len(fields) == 6:  # the last commit's diff runs to the end
+        yield _commit([*fields, b"".join(pending)])
 
 
 def _text(raw: bytes, cap: int) -> str:

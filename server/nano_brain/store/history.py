@@ -278,6 +278,22 @@ class HistoryStore:
         found = self.store.get_many([r[0] for r in rows], content=False)
         return [found[r[0]] for r in rows if r[0] in found]
 
+    def documents_tagged(self, tag: str, visible: Filters, limit: int) -> list[DocumentRow]:
+        """Documents with one tag, most recently updated first: looked up by the tag (the
+        predicate builder's tag filter would scan every document by date)."""
+        where, params = self.store._predicate(visible)
+        rows = self._rows(
+            "SELECT d.id FROM document_tags t CROSS JOIN documents d ON d.id = t.doc_id "
+            f"WHERE t.tag = ? AND d.workspace_id = ? AND {where} "
+            "ORDER BY d.updated_at DESC LIMIT ?",
+            (tag, self.ws, *params, limit),
+        )
+        found = self.store.get_many([r[0] for r in rows], content=False)
+        return [found[r[0]] for r in rows if r[0] in found]
+
+    def commit_count(self) -> int:
+        return int(self._rows("SELECT count(*) FROM git_commits")[0][0])
+
     def hashes_of(self, doc_ids: Sequence[int]) -> dict[int, str]:
         if not doc_ids:
             return {}
