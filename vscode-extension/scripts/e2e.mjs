@@ -244,7 +244,8 @@ try {
   const quickOpen = page.locator(".quick-input-widget input");
   await quickOpen.waitFor({ state: "visible", timeout: 10_000 });
   await quickOpen.fill("billing.py");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "billing.py" }).first().waitFor({ timeout: 10_000 });
+  // a git repository's first file search can take a while on a busy machine
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "billing.py" }).first().waitFor({ timeout: 60_000 });
   await page.keyboard.press("Enter");
   await page.locator(".monaco-editor .view-line", { hasText: "def apply_discount" }).first().waitFor({ timeout: 20_000 });
 
