@@ -115,6 +115,15 @@ async function mcpCall(env, workspace, tool, args) {
   }
 }
 
+/** The absolute path of a command found on this process's PATH (as given when it has a /). */
+async function absolute(command) {
+  if (command.includes("/")) return resolve(command);
+  const { stdout } = await run("sh", ["-c", 'command -v "$0"', command]);
+  const found = stdout.trim();
+  if (found === "") fail(`${command} is not on PATH`);
+  return found;
+}
+
 async function cli(env, ...args) {
   const { stdout } = await run(nanoBrain, [...args, "--json"], { env, maxBuffer: 16 << 20 });
   return JSON.parse(stdout);
@@ -154,7 +163,9 @@ writeFileSync(
       "extensions.autoCheckUpdates": false,
       "telemetry.telemetryLevel": "off",
       "editor.hover.delay": 150,
-      "nanoBrain.server.path": stub ? nanoBrain : "",
+      // the nano-brain under test, by its absolute path: the extension host's PATH comes
+      // from a login shell, which drops an activated virtualenv
+      "nanoBrain.server.path": stub ? nanoBrain : await absolute(nanoBrain),
     },
     null,
     2,
@@ -347,6 +358,8 @@ try {
 
     step("the hover shows the agent's decision, its author and the commit");
     await page.keyboard.press("Escape");
+    await page.locator(".tabs-container .tab", { hasText: "billing.py" }).first().click();
+    await page.locator(".monaco-editor .view-line", { hasText: "def apply_discount" }).first().waitFor({ timeout: 20_000 });
     const agentHover = await waitFor(
       `a hover that shows "${AGENT}" by the agent and the commit`,
       async () => {
