@@ -124,26 +124,26 @@ def hover_markdown(
         if not notes and symbol:
             out.append(f"**nano-brain** · `{symbol}`")
         if history.commits:
-            out.append("**Changed by**")
+            out += ["", "**Changed by**"]  # a blank line ends the list above
             for c in history.commits:
                 how = f" · {c.change}" if c.change in ("added", "renamed") else ""
                 out.append(
                     f"- `{c.hash[:8]}` {clip(c.subject, 60)} — {c.author}, {c.date[:10]}{how}"
                 )
         if history.sessions:
-            out.append("**Agent sessions**")
+            out += ["", "**Agent sessions**"]
             for s in history.sessions:
                 via = "" if s.via == "file" else f" · {s.via}"
                 out.append(f"- {clip(s.title, 60)} `#{s.id}` · {s.updated_at[:10]}{via}")
     if related:
-        out.append("**Related memory**")
+        out += ["", "**Related memory**"] if out else ["**Related memory**"]
         for r in related:
             status = f" _({r.status})_" if r.status != "active" else ""
             out.append(f"- {r.title} `#{r.id}` · {r.kind}, {r.updated_at[:10]}{status}")
             if r.snippet:
                 out.append(f"  > {r.snippet}")
     if history is not None and history.link and (notes or has_history):
-        out.append(f"[Why is this code like this? →]({history.link})")
+        out += ["", f"[Why is this code like this? →]({history.link})"]
     return "\n".join(out)
 
 
