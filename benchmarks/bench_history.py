@@ -12,8 +12,9 @@ renames and moves, unless ``--repo`` names another), one run prints:
 - ``store_mb``: the store after the code index and after the history (checkpointed), and the
   history's own tables and documents;
 - ``hover_*``: the real `nano-brain lsp` over stdio (pygls client): one hover on each of
-  ``--hovers`` symbols that have commits (cold: never hovered before), each showing the newest
-  commits; target p95 <= 30 ms;
+  ``--hovers`` symbols that have commits (never hovered before), each showing the newest
+  commits; as in bench_lsp's "opened" hovers, each file is opened ``--pause`` seconds before
+  its symbols are hovered, ``--gap`` seconds apart; target p95 <= 30 ms;
 - ``hover_history_*``: the history part of a hover alone, in process;
 - ``why_*``: `why` for as many symbols, in process (notes, commits, sessions, related
   search); target p50 <= 50 ms.
@@ -117,29 +118,36 @@ def sample_symbols(brain: Brain, count: int) -> list[tuple[str, str, int]]:
     return [(r[0], r[1], r[2] - 1) for r in rows[::step]][:count]
 
 
-async def hovers(root: Path, spots: list[tuple[str, str, int]]) -> dict[str, float]:
+async def hovers(
+    root: Path, spots: list[tuple[str, str, int]], pause: float, gap: float
+) -> dict[str, float]:
     from tests.lsp.conftest import start, stop
 
     session = await start(root, options={"mcp": {"transport": "off"}, "hover": {
         "related_budget_ms": 20}})  # fmt: skip
     try:
         await session.indexed(timeout=600)
-        opened: dict[str, str] = {}
         ms: list[float] = []
         with_history = 0
+        by_file: dict[str, list[int]] = {}
         for _, path, line in spots:
-            uri = opened.get(path) or session.open(path)
-            opened[path] = uri
-            text_line = (root / path).read_text().splitlines()[line]
-            column = text_line.index("def ") + 5
-            t = time.perf_counter()
-            result = await session.client.text_document_hover_async(
-                lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(line, column))
-            )
-            ms.append((time.perf_counter() - t) * 1000)
-            value = result.contents.value if result is not None else ""  # type: ignore[union-attr]
-            with_history += "Changed by" in value
-            await asyncio.sleep(0.05)
+            by_file.setdefault(path, []).append(line)
+        for path, lines in by_file.items():
+            # as in bench_lsp's "opened" hovers: a file is opened and read for a moment
+            # (editors wait 300-500 ms before they ask for a hover at all)
+            uri = session.open(path)
+            await asyncio.sleep(pause)
+            text = (root / path).read_text().splitlines()
+            for line in lines:
+                column = text[line].index("def ") + 5
+                t = time.perf_counter()
+                result = await session.client.text_document_hover_async(
+                    lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(line, column))
+                )
+                ms.append((time.perf_counter() - t) * 1000)
+                value = result.contents.value if result is not None else ""  # type: ignore[union-attr]
+                with_history += "Changed by" in value
+                await asyncio.sleep(gap)
     finally:
         await stop(session)
     return {**_stats("hover", ms), "hover_with_history": with_history}
@@ -153,6 +161,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--notes", type=int, default=1_000)
     ap.add_argument("--hovers", type=int, default=300)
+    ap.add_argument("--pause", type=float, default=0.5, help="seconds between open and hover")
+    ap.add_argument("--gap", type=float, default=0.1, help="seconds between hovers")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = ap.parse_args()
     load = os.getloadavg()
@@ -207,7 +217,7 @@ def main() -> None:
                 ms.append((time.perf_counter() - t) * 1000)
                 assert view.commits, name
             out.update(_stats("why", ms))
-        out.update(asyncio.run(hovers(root, spots)))
+        out.update(asyncio.run(hovers(root, spots, args.pause, args.gap)))
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

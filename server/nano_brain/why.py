@@ -241,10 +241,14 @@ def _related(
     query = name_words(sym)
     if not query:
         return []
+    # hybrid when the notes' model is at hand; else words only (hybrid would add a
+    # feedback query that buys nothing without a vector leg to weigh it against)
+    mode = "hybrid" if brain.embedder.loaded("text") is not None else "lexical"
     try:
         request = validate_request(
-            query=query, limit=limit + len(seen), kind=["note", "session"], track=False
-        )
+            query=query, mode=mode, limit=limit + len(seen), kind=["note", "session"],
+            track=False,
+        )  # fmt: skip
         response = brain.search(request)
     except NanoBrainError:
         return []
