@@ -105,14 +105,18 @@ def seed_notes(brain: Brain, symbols: list[str], notes: int) -> None:
             index.anchor(doc, symbols[(k // 10) % len(symbols)])
 
 
-def sample_symbols(brain: Brain, count: int) -> list[tuple[str, str, int]]:
+def sample_symbols(brain: Brain, count: int, *, changed: bool = True) -> list[tuple[str, str, int]]:
     """(qualified name, path, 0-based line of its name) of functions and methods that some
-    commit changed, spread over the repository."""
+    commit changed (any, without ``changed``), spread over the repository."""
+    which = (
+        "AND EXISTS (SELECT 1 FROM git_changes g WHERE g.qualified_name = s.qualified_name) "
+        if changed
+        else ""
+    )
     rows = brain.store._rows(
         "SELECT s.qualified_name, f.path, s.start_line FROM code_symbols s "
         "JOIN code_files f ON f.id = s.file_id WHERE s.kind IN ('function', 'method') "
-        "AND EXISTS (SELECT 1 FROM git_changes g WHERE g.qualified_name = s.qualified_name) "
-        "ORDER BY s.id"
+        f"{which}ORDER BY s.id"
     )
     step = max(1, len(rows) // max(1, count))
     return [(r[0], r[1], r[2] - 1) for r in rows[::step]][:count]
@@ -164,6 +168,9 @@ def main() -> None:
     ap.add_argument("--pause", type=float, default=0.5, help="seconds between open and hover")
     ap.add_argument("--gap", type=float, default=0.1, help="seconds between hovers")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument(
+        "--baseline", action="store_true", help="only the hovers, with history off (comparison)"
+    )
     args = ap.parse_args()
     load = os.getloadavg()
     tmp = Path(tempfile.mkdtemp(prefix="nb-bench-history-"))
@@ -178,7 +185,20 @@ def main() -> None:
         else:
             generate(root, args.commits, args.files)
         out["generate_s"] = round(time.perf_counter() - t, 1)
-        (root / ".nano-brain.yml").write_text("embedding:\n  provider: none\n")
+        config = "embedding:\n  provider: none\n"
+        if args.baseline:
+            config += "history:\n  enabled: false\n"
+        (root / ".nano-brain.yml").write_text(config)
+        if args.baseline:  # the same hovers without any history, for comparison
+            with Brain(root) as brain:
+                CodeIndex(brain, workers=args.workers).index()
+                spots = sample_symbols(brain, args.hovers, changed=False)
+                seed_notes(brain, [s for s, _, _ in spots], args.notes)
+            out["baseline"] = True
+            out.update(asyncio.run(hovers(root, spots, args.pause, args.gap)))
+            out["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+            print(json.dumps(out, indent=1))
+            return
         with Brain(root) as brain:
             t = time.perf_counter()
             CodeIndex(brain, workers=args.workers).index(history=False)

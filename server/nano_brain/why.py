@@ -241,9 +241,9 @@ def _related(
     query = name_words(sym)
     if not query:
         return []
-    # hybrid when the notes' model is at hand; else words only (hybrid would add a
-    # feedback query that buys nothing without a vector leg to weigh it against)
-    mode = "hybrid" if brain.embedder.loaded("text") is not None else "lexical"
+    # hybrid when there is a model; else words only (hybrid would add a feedback query that
+    # buys nothing without a vector leg to weigh it against)
+    mode = "lexical" if brain.config.embedding.provider == "none" else "hybrid"
     try:
         request = validate_request(
             query=query, mode=mode, limit=limit + len(seen), kind=["note", "session"],

@@ -349,3 +349,34 @@ def test_a_huge_file_is_listed_but_not_read(repo: Repo, brain_of: BrainOf) -> No
     assert sorted(f["path"] for f in doc.metadata["files"]) == ["big.py", "small.py"]
     assert _subjects(brain, "big.py::f1") == []
     assert [s for s, _, _ in _subjects(brain, "small.py::s")] == ["a big generated module"]
+
+
+def test_commits_have_a_full_text_index_of_their_own(repo: Repo, brain_of: BrainOf) -> None:
+    """Commit chunks are in commits_fts only; every index stays consistent with its content
+    through additions, a rewrite's deletions and a repair of the code index's indexes."""
+    from nano_brain.store.code import CodeStore
+
+    repo.write("m.py", MOD)
+    repo.commit("ledger: first")
+    repo.write("m.py", MOD.replace("x + 1", "x + 2"))
+    repo.commit("ledger: second")
+    brain = brain_of(repo.path)
+    History(brain).index()
+    brain.write("The ledger closes at midnight.")
+
+    def consistent() -> None:
+        for table in ("chunks_fts", "chunks_tri", "commits_fts"):
+            brain.store._exec(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
+
+    def matches(table: str) -> int:
+        return brain.store._rows(f"SELECT count(*) FROM {table} WHERE {table} MATCH 'ledger'")[0][0]
+
+    consistent()
+    assert (matches("chunks_fts"), matches("commits_fts")) == (1, 2)
+    repo.git("commit", "-q", "--amend", "-m", "ledger: second, amended", date=repo.clock + 9)
+    History(brain).index()
+    consistent()
+    with brain.store.transaction():
+        CodeStore(brain.store).rebuild_fulltext()
+    consistent()
+    assert (matches("chunks_fts"), matches("commits_fts")) == (1, 2)

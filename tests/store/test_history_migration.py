@@ -10,12 +10,12 @@ import pytest
 from nano_brain import Brain
 from nano_brain.config import load_config
 from nano_brain.filters import Filters
+from nano_brain.search import validate_request
 from nano_brain.store._sqlite import sqlite_module
 from nano_brain.store.history import CommitRows, HistoryStore
 from nano_brain.store.migrations import SCHEMA_VERSION
 
-NEW_CHECK = "CHECK (kind IN ('note', 'session', 'code', 'commit'))"
-OLD_CHECK = "CHECK (kind IN ('note', 'session', 'code'))"
+from ._rewind import undo_migration_9
 
 
 def _brain(workspace: Path, db: Path) -> Brain:
@@ -35,18 +35,7 @@ def _seed(workspace: Path, db: Path) -> dict[str, str]:
 
 def _rewind_to_8(db: Path) -> None:
     conn = sqlite_module().connect(str(db), isolation_level=None)
-    for trigger in ("document_files_session_ai", "document_files_session_au"):
-        conn.execute(f"DROP TRIGGER {trigger}")
-    for table in ("git_changes", "git_renames", "document_files", "git_commits"):
-        conn.execute(f"DROP TABLE {table}")
-    version = conn.execute("PRAGMA schema_version").fetchone()[0]
-    conn.execute("PRAGMA writable_schema = ON")
-    conn.execute(
-        "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'documents'",
-        (NEW_CHECK, OLD_CHECK),
-    )
-    conn.execute(f"PRAGMA schema_version = {version + 1}")
-    conn.execute("PRAGMA writable_schema = OFF")
+    undo_migration_9(conn, check=True)
     conn.execute("PRAGMA user_version = 8")
     conn.close()
 
@@ -75,6 +64,11 @@ def test_a_schema_8_store_takes_commits_and_links_its_sessions(workspace: Path) 
     with _brain(workspace, db) as brain:
         assert brain.store.schema_version() == SCHEMA_VERSION == 9
         assert brain.get(seen["note"]).content == "The cache is flushed on deploy."
+        # the words index was made again on its view, with every note in it
+        hits = brain.search(validate_request(query="cache flushed", mode="lexical"))
+        assert [h.id for h in hits.results] == [seen["note"]]
+        for table in ("chunks_fts", "chunks_tri", "commits_fts"):
+            brain.store._exec(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
         history = HistoryStore(brain.store)
         touching = history.documents_touching("billing.py", Filters(kinds=("session",)), 10)
         assert [d.uid for d in touching] == [seen["session"]]

@@ -139,26 +139,19 @@ class HistoryStore:
             f"?, ?, ?, ?, ?, ?, '{COMMIT_AUTHOR}')",
             docs,
         )
-        # As symbol chunks (migration 5): full-text indexed here in one statement per index,
-        # and the trigram index holds their title only. Commit bodies in trigrams made the
-        # history half of the store (13 of 38 MB for 10,000 commits); words find them.
+        # Commit chunks (symbol = 2) have their own full-text index (migration 9): indexed
+        # here, one statement per batch; notes' searches never score them.
         first_chunk = chunks[0][0] if chunks else 0
         self._many(
             "INSERT INTO chunks (id, doc_id, workspace_id, seq, title, body, heading, "
-            "start_line, end_line, symbol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+            "start_line, end_line, symbol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 2)",
             chunks,
         )
         if chunks:
-            span = (first_chunk, chunk_id - 1)
             self._exec(
-                "INSERT INTO chunks_fts (rowid, title, body) SELECT id, title, body FROM chunks "
-                "WHERE id BETWEEN ? AND ?",
-                span,
-            )
-            self._exec(
-                "INSERT INTO chunks_tri (rowid, title, body) SELECT id, title, '' FROM chunks "
-                "WHERE id BETWEEN ? AND ?",
-                span,
+                "INSERT INTO commits_fts (rowid, title, body) SELECT id, title, body FROM chunks "
+                "WHERE id BETWEEN ? AND ? AND symbol = 2",
+                (first_chunk, chunk_id - 1),
             )
         self._many(
             "INSERT OR IGNORE INTO document_tags (doc_id, workspace_id, tag) VALUES (?, ?, ?)",

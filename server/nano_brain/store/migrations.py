@@ -430,8 +430,50 @@ _V8 = """
 # - git_renames: files and symbols it renamed, so a symbol's history follows it back;
 # - document_files: the files a commit changed or a harvested session edited (kept from the
 #   session's metadata by the triggers below), for "sessions that edited this file".
+# Commit chunks (``chunks.symbol = 2``) have a full-text index of their own, commits_fts: a
+# search of notes and sessions never scores a repository's thousands of commit messages (bm25
+# is computed for every match before any filter), and the chunks_fts/chunks_tri triggers and
+# content views leave them out (chunks_fts is made again on a view: store._words_without_commits).
 # Every row cascades from its document. Like 7 and 8, it may be applied again.
 _V9 = """
+CREATE VIEW IF NOT EXISTS commits_fts_content AS
+    SELECT id, title, body FROM chunks WHERE symbol = 2;
+CREATE VIRTUAL TABLE IF NOT EXISTS commits_fts USING fts5 (
+    title, body, content = 'commits_fts_content', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+DROP VIEW IF EXISTS chunks_tri_content;
+CREATE VIEW chunks_tri_content AS
+    SELECT id, title, CASE WHEN symbol = 1 THEN '' ELSE body END AS body FROM chunks
+    WHERE symbol != 2;
+DROP TRIGGER IF EXISTS chunks_ad;
+DROP TRIGGER IF EXISTS chunks_au;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks WHEN old.symbol != 2 BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO chunks_tri (chunks_tri, rowid, title, body)
+        VALUES ('delete', old.id, old.title, CASE WHEN old.symbol = 1 THEN '' ELSE old.body END);
+END;
+CREATE TRIGGER chunks_au AFTER UPDATE OF title, body ON chunks WHEN old.symbol != 2 BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO chunks_tri (chunks_tri, rowid, title, body)
+        VALUES ('delete', old.id, old.title, CASE WHEN old.symbol = 1 THEN '' ELSE old.body END);
+    INSERT INTO chunks_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+    INSERT INTO chunks_tri (rowid, title, body)
+        VALUES (new.id, new.title, CASE WHEN new.symbol = 1 THEN '' ELSE new.body END);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad_commit AFTER DELETE ON chunks WHEN old.symbol = 2 BEGIN
+    INSERT INTO commits_fts (commits_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au_commit AFTER UPDATE OF title, body ON chunks
+    WHEN old.symbol = 2
+BEGIN
+    INSERT INTO commits_fts (commits_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO commits_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+END;
 CREATE TABLE IF NOT EXISTS git_commits (
     doc_id       INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
     workspace_id TEXT NOT NULL,

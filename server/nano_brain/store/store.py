@@ -907,6 +907,25 @@ class Store(VectorStore):
         """
         if table not in LEXICAL_TABLES:
             raise ValueError(table)
+        if table == "chunks_tri":  # commits have no trigram rows (migration 9)
+            return self._lexical_in(table, match, filters, limit, weights)
+        # words: commit chunks are in an index of their own (migration 9)
+        kinds = filters.allowed_kinds()
+        tables = [t for t, wanted in (("chunks_fts", any(k != "commit" for k in kinds)),
+                                      ("commits_fts", "commit" in kinds)) if wanted]  # fmt: skip
+        hits = [h for t in tables for h in self._lexical_in(t, match, filters, limit, weights)]
+        if len(tables) > 1:
+            hits.sort(key=lambda h: h.score)
+        return hits[:limit]
+
+    def _lexical_in(
+        self,
+        table: str,
+        match: str,
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float],
+    ) -> list[Hit]:
         where, params = self._predicate(filters)
         # rank inside FTS5 first, wider when user filters may reject many of the best matches
         widen = 16 if filters.has_user_filters() else 4
@@ -1027,6 +1046,32 @@ class Store(VectorStore):
 
 #: Parts of a migration that depend on the store's state (the vector index exists once a
 #: model is recorded, typed by its dimension): run in the migration's transaction after its SQL.
+def _migrate_9(store: Store) -> None:
+    """Migration 9's steps that depend on the store's state (see migrations._V9)."""
+    _allow_commit_kind(store)
+    _words_without_commits(store)
+
+
+def _words_without_commits(store: Store) -> None:
+    """chunks_fts reads its content through a view without the commit chunks, which have an
+    index of their own: its 'rebuild' and 'integrity-check' then mean what they say. An FTS5
+    table cannot change its content table: it is made again and rebuilt, once."""
+    sql = store._rows("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks_fts'")
+    if sql and "chunks_fts_content" in sql[0][0]:
+        return
+    store._exec("DROP TABLE IF EXISTS chunks_fts")
+    store._exec(
+        "CREATE VIEW IF NOT EXISTS chunks_fts_content AS "
+        "SELECT id, title, body FROM chunks WHERE symbol != 2"
+    )
+    store._exec(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5 (title, body, "
+        "content = 'chunks_fts_content', content_rowid = 'id', "
+        "tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    store._exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')")
+
+
 def _allow_commit_kind(store: Store) -> None:
     """Migration 9: documents of kind 'commit'. SQLite cannot alter a CHECK, and rebuilding
     `documents` would cascade into every table that references it; widening an IN list
@@ -1056,7 +1101,7 @@ def _allow_commit_kind(store: Store) -> None:
 _MIGRATION_STEPS: dict[int, Callable[[Store], None]] = {
     6: lambda store: None,  # superseded by 8, which rebuilds the k-NN indexes anyway
     8: Store._split_vector_spaces,
-    9: _allow_commit_kind,
+    9: _migrate_9,
 }
 
 
