@@ -1,4 +1,4 @@
-""""Why is this code like this?": one view of a symbol's notes, decisions, commits and sessions.
+""" "Why is this code like this?": one view of a symbol's notes, decisions, commits and sessions.
 
 ``why(brain, symbol)`` gathers, for one symbol:
 
@@ -30,7 +30,6 @@ from .timeutil import iso
 
 if TYPE_CHECKING:
     from .brain import Brain
-    from .store.code import AnchorRecord
 
 #: How each writer is named in views ("by agent (MCP)").
 AUTHORS = {
@@ -130,19 +129,10 @@ def why(
     return view
 
 
-def anchored_notes(
-    brain: Brain,
-    names: list[str],
-    *,
-    snippet_chars: int = 300,
-    anchors: list[AnchorRecord] | None = None,
-    stale: dict[str, str | None] | None = None,
-) -> list[WhyNote]:
+def anchored_notes(brain: Brain, names: list[str], *, snippet_chars: int = 300) -> list[WhyNote]:
     """Notes anchored to these symbols that a default read shows, ranked: decisions first,
-    active before the rest, newest first. ``stale`` overrides an anchor's state (the editor's
-    unsaved buffer knows better than the index)."""
-    if anchors is None:
-        anchors = CodeIndex(brain).code.anchors(qualified_names=names, visible=Filters())
+    active before the rest, newest first; a note whose code changed since is flagged."""
+    anchors = CodeIndex(brain).code.anchors(qualified_names=names, visible=Filters())
     out: list[WhyNote] = []
     seen: set[str] = set()
     for a in anchors:
@@ -155,9 +145,7 @@ def anchored_notes(
         body = " ".join(doc.content.split())
         if body.startswith(doc.title):
             body = body[len(doc.title) :].strip()
-        state = stale.get(a.doc_uid) if stale is not None and a.doc_uid in stale else (
-            None if a.state == "ok" else a.state
-        )
+        state = None if a.state == "ok" else a.state
         out.append(
             WhyNote(
                 id=doc.uid,
@@ -187,8 +175,14 @@ def _commits(history: History, qualified_name: str, limit: int) -> list[WhyCommi
         return []
     return [
         WhyCommit(
-            id=c.id, hash=c.hash, subject=c.subject, author=c.author, date=c.date,
-            change=c.change, name=c.name, tickets=list(c.tickets),
+            id=c.id,
+            hash=c.hash,
+            subject=c.subject,
+            author=c.author,
+            date=c.date,
+            change=c.change,
+            name=c.name,
+            tickets=list(c.tickets),
         )  # fmt: skip
         for c in history.commits_of(qualified_name, limit=limit)
     ]
@@ -287,9 +281,7 @@ def commit_line(c: WhyCommit | Any, *, subject_chars: int = 72) -> str:
         renamed = " · renamed here"
     elif c.change in ("added", "removed"):
         renamed = f" · {c.change}"
-    return (
-        f"`{c.hash[:8]}` {_clip(c.subject, subject_chars)} — {c.author}, {c.date[:10]}{renamed}"
-    )
+    return f"`{c.hash[:8]}` {_clip(c.subject, subject_chars)} — {c.author}, {c.date[:10]}{renamed}"
 
 
 def note_badges(n: WhyNote) -> list[str]:

@@ -100,8 +100,6 @@ def test_migration_9_applied_again_doubles_nothing(workspace: Path) -> None:
     with _brain(workspace, db) as brain:
         assert brain.store.schema_version() == 9
         assert brain.store._rows("SELECT count(*) FROM document_files")[0][0] == files == 2
-        assert brain.store._rows(
-            "SELECT sql FROM sqlite_master WHERE name = 'documents'"
-        ) == schema
+        assert brain.store._rows("SELECT sql FROM sqlite_master WHERE name = 'documents'") == schema
         assert schema[0][0].count("'commit'") == 1
         assert brain.store._rows("PRAGMA integrity_check")[0][0] == "ok"

@@ -97,9 +97,9 @@ class History:
         docs = self.brain.store.get_many([c.doc_id for c in changes], content=False)
         return [_info(c, docs[c.doc_id]) for c in changes if c.doc_id in docs]
 
-    def documents_touching(self, path: str, kinds: tuple[str, ...], *, limit: int) -> list[
-        DocumentRow
-    ]:
+    def documents_touching(
+        self, path: str, kinds: tuple[str, ...], *, limit: int
+    ) -> list[DocumentRow]:
         """Sessions (or commits) linked to a file, most recent first."""
         return self.store.documents_touching(path, Filters(kinds=kinds), limit)  # type: ignore[arg-type]
 

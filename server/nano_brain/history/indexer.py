@@ -146,8 +146,9 @@ class HistoryIndexer:
         skip = {t.source for t in store.tombstones() if t.source.startswith(COMMIT_SOURCE_PREFIX)}
         fresh = [
             c
-            for c in git.log(info.head, exclude=exclude, max_count=cfg.max_commits,
-                             since=cfg.since)  # fmt: skip
+            for c in git.log(
+                info.head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since
+            )  # fmt: skip
             if c.hash not in stored and COMMIT_SOURCE_PREFIX + c.hash not in skip
         ]
         gone: list[str] = []

@@ -99,9 +99,7 @@ class HistoryStore:
         }
 
     def newest(self) -> tuple[str, float] | None:
-        rows = self._rows(
-            "SELECT hash, committed_at FROM git_commits ORDER BY seq DESC LIMIT 1"
-        )
+        rows = self._rows("SELECT hash, committed_at FROM git_commits ORDER BY seq DESC LIMIT 1")
         return (rows[0][0], rows[0][1]) if rows else None
 
     # -- writing --------------------------------------------------------------------------------
@@ -127,9 +125,7 @@ class HistoryStore:
             tags.extend((doc_id, self.ws, t) for t in dict.fromkeys(c.tags))
             rows.append((doc_id, self.ws, c.hash, c.seq, c.committed_at))
             changes.extend((q, doc_id, how) for q, how in dict(c.changes).items())
-            renames.extend(
-                (new, old, doc_id, kind) for old, new, kind in dict.fromkeys(c.renames)
-            )
+            renames.extend((new, old, doc_id, kind) for old, new, kind in dict.fromkeys(c.renames))
             files.extend((p, doc_id) for p in dict.fromkeys(c.files))
             doc_id += 1
         self._many(
@@ -257,9 +253,7 @@ class HistoryStore:
             out.append(CommitChange(*r))
         return out[:limit]
 
-    def documents_touching(
-        self, path: str, visible: Filters, limit: int
-    ) -> list[DocumentRow]:
+    def documents_touching(self, path: str, visible: Filters, limit: int) -> list[DocumentRow]:
         """Documents (commits, sessions) linked to a file, most recently updated first."""
         where, params = self.store._predicate(visible)
         rows = self._rows(
@@ -292,6 +286,7 @@ class HistoryStore:
             return {}
         marks = ",".join("?" * len(doc_ids))
         return dict(
-            self._rows(f"SELECT doc_id, hash FROM git_commits WHERE doc_id IN ({marks})",
-                       list(doc_ids))  # fmt: skip
+            self._rows(
+                f"SELECT doc_id, hash FROM git_commits WHERE doc_id IN ({marks})", list(doc_ids)
+            )  # fmt: skip
         )
