@@ -25,6 +25,7 @@ from .codeindex import CodeIndex, SymbolInfo
 from .errors import NanoBrainError
 from .filters import Filters, is_decision
 from .history import History
+from .history.indexer import META_SHALLOW
 from .store.history import HistoryStore
 from .timeutil import iso
 
@@ -261,7 +262,10 @@ def history_state(brain: Brain) -> str:
     """One line on what the history index holds (no git command is run)."""
     commits = HistoryStore(brain.store).commit_count()
     if commits:
-        return f"{commits} commits indexed"
+        shallow = brain.store.meta_get(META_SHALLOW) == "1"
+        return f"{commits} commits indexed" + (
+            " (a shallow clone: older history is not there)" if shallow else ""
+        )
     if not any((p / ".git").exists() for p in (brain.root, *brain.root.parents)):
         return "not a git repository: no commit history"
     return "history not indexed yet (run `nano-brain index`)"

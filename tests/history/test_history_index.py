@@ -11,6 +11,7 @@ from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
 from nano_brain.filters import Filters
 from nano_brain.history import History
+from nano_brain.why import history_state
 
 from .conftest import Repo
 
@@ -245,6 +246,7 @@ def test_a_shallow_clone_works_and_says_so(repo: Repo, tmp_path: Path, brain_of:
     report = History(brain).index()
     assert report.shallow and "shallow clone" in report.message
     assert report.commits == 2
+    assert "shallow clone" in history_state(brain)
     boundary = brain.store.find_by_source("git:" + repo.git("rev-parse", "HEAD~1"))
     assert boundary is not None and boundary.metadata["shallow_boundary"] is True
     # the clone's first commit seems to add every file: it is linked to nothing

@@ -50,6 +50,8 @@ _FILES_IN_CONTENT = 50
 _FILES_IN_METADATA = 200
 _META_HEAD = "history_head"
 _META_WINDOW = "history_window"
+#: "1" when the history indexed last came from a shallow clone (views say so).
+META_SHALLOW = "history_shallow"
 #: Ticket-like words that are no tickets (encodings, hashes, standards).
 _NOT_TICKETS = frozenset({"UTF", "SHA", "ISO", "PEP", "RFC", "ES", "MD", "TLS", "SSL", "HTTP"})
 
@@ -165,6 +167,7 @@ class HistoryIndexer:
         with store.transaction():
             store.meta_set(_META_HEAD, info.head)
             store.meta_set(_META_WINDOW, window)
+            store.meta_set(META_SHALLOW, "1" if info.shallow else "0")
             store.audit(
                 at=time.time(),
                 actor=self.brain.actor,
