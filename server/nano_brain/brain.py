@@ -156,7 +156,7 @@ class Brain(VectorAccess):
             raise InvalidInputError(f"invalid kind {kind!r}: one of {', '.join(KINDS)}")
         metadata = dict(metadata or {})
         title = (title or "").strip() or _title_of(content)
-        all_tags = list(dict.fromkeys([*user_tags, *categorize(content)]))
+        all_tags = list(dict.fromkeys([*user_tags, *categorize(content, kind)]))
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         now = time.time()
         created = updated = False

@@ -912,6 +912,18 @@ class Store:
                 total += candidate.stat().st_size
         return total
 
+    def integrity_errors(self) -> list[str]:
+        """What SQLite's integrity check and each full-text index's own check find wrong;
+        empty when the store is healthy."""
+        sqlite = sqlite_module()
+        errors = [str(r[0]) for r in self._rows("PRAGMA integrity_check") if r[0] != "ok"]
+        for table in LEXICAL_TABLES:
+            try:
+                self._rows(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
+            except (sqlite.DatabaseError, StoreError) as exc:
+                errors.append(f"{table}: {exc}")
+        return errors
+
     def integrity_orphans(self) -> dict[str, int]:
         """Rows whose parent is gone (should always be zero); used by tests and `status`."""
         return {
