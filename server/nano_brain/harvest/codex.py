@@ -15,6 +15,7 @@ Not handled: reasoning (encrypted or summaries; dropped), images.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,29 @@ def _meta_of(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     return {}
 
 
+def _rollouts(base: Path) -> list[Path]:
+    """Every `rollout-*.jsonl` below `base`, sorted, found without recursion.
+
+    Codex files them as YYYY/MM/DD, but the folder tree is the user's: a loop of
+    symlinks or a tree thousands deep must neither hang nor overflow the stack, so the
+    walk keeps its own stack and does not follow symlinked folders.
+    """
+    found: list[Path] = []
+    stack = [base]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+                    elif entry.name.startswith("rollout-") and entry.name.endswith(".jsonl"):
+                        found.append(Path(entry.path))
+        except OSError:
+            continue  # gone or unreadable: the rest is still walked
+    return sorted(found)
+
+
 def _identity_of(path: Path, limits: ReadLimits) -> dict[str, Any]:
     """The id and cwd of a rollout (its `session_meta` also carries long instructions)."""
     meta = _meta_of(path, limits)
@@ -76,7 +100,7 @@ def discover(
     """Rollouts whose `session_meta` cwd is `root` or below it (only first lines are read)."""
     base_dir = Path(base or DEFAULT_BASE).expanduser()
     found: list[SessionSource] = []
-    for path in sorted(base_dir.rglob("rollout-*.jsonl")):
+    for path in _rollouts(base_dir):
         if not is_regular(path):
             continue
         meta = cached_head(path, "codex:meta", lambda p: _identity_of(p, limits))
