@@ -83,7 +83,6 @@ CLAUDE = JsonlAgent(
     templates=[
         {
             "type": "assistant",
-            "sessionId": "s",
             "uuid": "a1",
             "timestamp": T0,
             "isSidechain": False,
@@ -100,7 +99,6 @@ CLAUDE = JsonlAgent(
         },
         {
             "type": "user",
-            "sessionId": "s",
             "uuid": "u2",
             "timestamp": T0,
             "isMeta": False,
