@@ -41,6 +41,23 @@ REQUEST = "please keep this request"
 pytestmark = pytest.mark.timeout(120)  # a blocking open() would hang here, not pass
 
 
+def _harvest_cli(home: Path, ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`nano-brain harvest` as a user runs it; it must exit 0 without a traceback."""
+    exe = shutil.which("nano-brain")
+    assert exe
+    env = {**os.environ, "HOME": str(home), "NANO_BRAIN_EMBEDDING__PROVIDER": "none"}
+    out = subprocess.run(
+        [exe, "harvest", *args, "--workspace", str(ws)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    return out
+
+
 def _claude(loc: HarvestLocations, ws: Path, sid: str, body: list[Any]) -> Path:
     return syn.CLAUDE.write(loc, ws, sid, body, REQUEST)
 
@@ -136,24 +153,9 @@ def test_a_first_line_nested_deeper_than_the_stack_costs_only_that_line(
     deep = b"[" * 100_000 + b"]" * 100_000
     main = _claude(home, workspace, "deep-1", [])
     main.write_bytes(deep + b"\n" + main.read_bytes() + b'{"a":' * 5000 + b"1" + b"}" * 5000)
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path / "home"),
-        "NANO_BRAIN_EMBEDDING__PROVIDER": "none",
-    }
-    exe = shutil.which("nano-brain")
-    assert exe
     runs = []
     for _ in range(2):  # the second run must not stumble on the first line either
-        out = subprocess.run(
-            [exe, "harvest", "--json", "--workspace", str(workspace)],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
-        assert out.returncode == 0, out.stderr
-        assert "Traceback" not in out.stderr
+        out = _harvest_cli(tmp_path / "home", workspace, "--json")
         runs.append(json.loads(out.stdout))
     assert runs[0]["counts"] == {"added": 1} and runs[0]["warnings"] == 2
     assert runs[0]["items"][0]["skipped"] == {"too-deep": 2}
@@ -282,22 +284,7 @@ def test_cli_reports_an_unreadable_session_in_one_line_and_harvests_the_rest(
     _layout.claude(home, workspace)
     broken = _layout.gemini(home, workspace)
     broken.write_bytes(broken.read_bytes()[:500])  # caught mid-write
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path / "home"),
-        "NANO_BRAIN_EMBEDDING__PROVIDER": "none",
-    }
-    exe = shutil.which("nano-brain")
-    assert exe
-    out = subprocess.run(
-        [exe, "harvest", "--workspace", str(workspace)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    assert "Traceback" not in out.stderr
+    out = _harvest_cli(tmp_path / "home", workspace)
     warnings = [line for line in out.stderr.splitlines() if line.startswith("WARNING")]
     assert len(warnings) == 1 and f"cannot harvest gemini:{broken}" in warnings[0]
     assert out.stdout.splitlines()[-1].startswith("1 added, 0 updated, 1 failed")
