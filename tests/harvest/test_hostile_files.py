@@ -338,6 +338,13 @@ def test_codex_folders_thousands_deep_or_looping_are_walked(
     (deep / "loop").symlink_to(home.codex_sessions, target_is_directory=True)
     rollout = syn.CODEX.write(home, workspace, "deep-codex", [], REQUEST)
     rollout.rename(deep / rollout.name)
-    (source,) = discover_sessions(workspace, home, ["codex"])
-    assert source.paths == (str(deep / rollout.name),)
-    assert REQUEST in [m.text for m in load_session(source).messages]
+    try:
+        (source,) = discover_sessions(workspace, home, ["codex"])
+        assert source.paths == (str(deep / rollout.name),)
+        assert REQUEST in [m.text for m in load_session(source).messages]
+    finally:  # bottom-up: shutil.rmtree (pytest's clean-up) recurses too
+        (deep / rollout.name).unlink()
+        (deep / "loop").unlink()
+        while deep != home.codex_sessions:
+            deep.rmdir()
+            deep = deep.parent
