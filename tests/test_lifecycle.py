@@ -6,13 +6,13 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nano_brain import Brain, InvalidInputError, NotFoundError, SearchRequest
 from nano_brain.config import load_config
-from nano_brain.errors import TombstonedError
+from nano_brain.errors import StoreError, TombstonedError
 from nano_brain.filters import Filters
-from nano_brain.store._sqlite import sqlite_module
 
 from .conftest import TinyEmbedder
 
@@ -214,10 +214,9 @@ def test_every_mutation_leaves_an_audit_row(workspace: Path) -> None:
 def test_audit_log_is_append_only_except_an_explicit_logged_prune(tiny_brain: Brain) -> None:
     tiny_brain.write("something")
     store = tiny_brain.store
-    sqlite = sqlite_module()
-    with pytest.raises(sqlite.DatabaseError, match="append-only"):
+    with pytest.raises(StoreError, match="append-only"):
         store._exec("DELETE FROM audit_log")
-    with pytest.raises(sqlite.DatabaseError, match="append-only"):
+    with pytest.raises(StoreError, match="append-only"):
         store._exec("UPDATE audit_log SET actor = 'x'")
     assert tiny_brain.prune_log(older_than="0s") == 1
     assert [e.action for e in tiny_brain.log()] == ["prune-log"]
@@ -295,16 +294,7 @@ def _inject_foreign_rows(target: Brain, source: Brain) -> None:
                 blob = src._rows("SELECT embedding FROM chunk_vectors WHERE chunk_id = ?", (c[6],))[
                     0
                 ][0]
-                store._exec(
-                    "INSERT INTO chunk_vectors (chunk_id, doc_id, workspace_id, embedding) "
-                    "VALUES (?, ?, ?, ?)",
-                    (cid, new_id, c[7], blob),
-                )
-                store._exec(
-                    "INSERT INTO vec_chunks (chunk_id, embedding) VALUES "
-                    "(?, vec_quantize_binary(?))",
-                    (cid, blob),
-                )
+                store.store_vectors([(cid, new_id, np.frombuffer(blob, dtype=np.float32))])
     assert (
         store._rows(
             "SELECT count(*) FROM documents WHERE workspace_id != ?", (store.workspace_id,)
