@@ -997,14 +997,24 @@ class Store(VectorStore):
 
     def integrity_errors(self) -> list[str]:
         """What SQLite's integrity check and each full-text index's own check find wrong;
-        empty when the store is healthy."""
+        empty when the store is healthy. A diagnostic: it reports damage, it does not mark
+        the store damaged, and it runs on a store already marked so."""
         sqlite = sqlite_module()
-        errors = [str(r[0]) for r in self._rows("PRAGMA integrity_check") if r[0] != "ok"]
-        for table in LEXICAL_TABLES:
+        errors: list[str] = []
+        with self._lock:
             try:
-                self._rows(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
-            except (sqlite.DatabaseError, StoreError) as exc:
-                errors.append(f"{table}: {exc}")
+                rows = self._db.execute("PRAGMA integrity_check").fetchall()
+                errors += [str(r[0]) for r in rows if r[0] != "ok"]
+            except sqlite.DatabaseError as exc:
+                errors.append(f"integrity_check: {exc}")
+            for table in LEXICAL_TABLES:
+                try:
+                    self._db.execute(
+                        f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)"
+                    )
+                except sqlite.DatabaseError as exc:
+                    if _file.primary_code(exc) != _file.READONLY:  # the check writes nothing
+                        errors.append(f"{table}: {exc}")
         return errors
 
     def integrity_orphans(self) -> dict[str, int]:
