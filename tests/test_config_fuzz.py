@@ -24,6 +24,7 @@ from nano_brain.config import MAX_CONFIG_BYTES, WORKSPACE_CONFIG_NAME, Config, l
 
 FUZZ = settings(
     derandomize=True,
+    database=None,  # the same examples every run, in CI and here
     max_examples=200,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
