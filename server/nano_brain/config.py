@@ -436,6 +436,7 @@ def validate_leniently(model: type[BaseModel], data: Any, where: str, warnings: 
             model.__pydantic_validator__.validate_assignment(probe, key, value)
         except (ValidationError, ValueError, TypeError, RecursionError) as exc:
             reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            reason = " ".join(str(reason).split())  # one line, whatever the message held
             default = field.get_default(call_default_factory=True)
             warnings.append(
                 f"{name}: invalid value {_brief(value)} ({reason[:200]}); using default {default!r}"
@@ -456,6 +457,6 @@ _REPR.maxlevel = 3
 
 def _brief(value: Any, *, quoted: bool = True) -> str:
     """A value for a warning: bounded, however long or deep what the user wrote is."""
-    if not quoted and isinstance(value, str):
-        return value if len(value) <= 80 else value[:77] + "..."
+    if not quoted and isinstance(value, str) and value.isprintable() and len(value) <= 80:
+        return value  # a key as the user typed it; anything odd is shown quoted
     return _REPR.repr(value)
