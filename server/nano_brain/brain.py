@@ -134,7 +134,7 @@ class Brain(VectorAccess):
         source_path = fields.check_source_path(source_path)
         given_title = fields.clean_title(title) or ""
         title = given_title or _title_of(content)
-        all_tags = list(dict.fromkeys([*user_tags, *categorize(content)]))
+        all_tags = list(dict.fromkeys([*user_tags, *categorize(content, kind)]))
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         now = time.time()
         created = updated = False
