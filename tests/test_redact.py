@@ -117,6 +117,26 @@ def test_a_pem_key_keeps_its_begin_and_end_lines() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "eyJ" * 70_000,  # a prefix repeated inside one long word
+        "ey" * 100_000,
+        "token=$" * 30_000,  # a keyword every few characters, each value rejected
+        "token" * 40_000,
+        "-----BEGIN RSA PRIVATE KEY-----\n" * 6_000,  # no END line anywhere
+        "mysql " * 30_000 + " -p",
+        "://a:" * 40_000,
+    ],
+    ids=["eyJ", "ey", "token=$", "token", "pem-begin", "mysql", "url"],
+)
+def test_pathological_inputs_take_linear_time(text: str) -> None:
+    """Each of these took quadratic time in an earlier version (minutes for 1 MB); pytest's
+    timeout would stop a regression."""
+    once = redact_text(text)
+    assert redact_text(once) == once
+
+
 def test_empty_and_huge_inputs() -> None:
     assert redact("").text == ""
     blob = "A" * 2_000_000  # one long "word": no quadratic scan

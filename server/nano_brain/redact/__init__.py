@@ -60,13 +60,6 @@ def _inside_marker(text: str, pos: int) -> bool:
     return close == -1 or close >= pos
 
 
-def _preceded_by_word(text: str, pos: int, extra: str) -> bool:
-    if pos == 0:
-        return False
-    before = text[pos - 1]
-    return before.isalnum() or before in extra
-
-
 def _candidates(rule: Rule, text: str, lowered: str | None) -> Iterator[re.Match[str]]:
     """Matches of `rule` in `text`; after a rejected one the search resumes one character
     further (see `_apply`), so a secret inside a rejected candidate is still seen."""
@@ -96,13 +89,10 @@ def _apply(rule: Rule, text: str, lowered: str | None, counts: Counter[str]) -> 
     match = next(candidates, None)
     while match is not None:
         start = match.start()
-        span = None
-        if not (
-            (rule.boundary is not None and _preceded_by_word(text, start, rule.boundary))
-            or _inside_marker(text, start)
-        ):
-            span = judge(rule, match)
+        span = None if _inside_marker(text, start) else judge(rule, match)
         resume = start + 1
+        if isinstance(span, int):
+            resume, span = max(span, resume), None
         if span is not None and span[1] >= last and MARKER not in text[span[1] : span[2]]:
             kind, begin, end = span
             parts += (text[last:begin], f"{MARKER}{kind}]")

@@ -20,6 +20,9 @@ MARKER = "[REDACTED:"
 
 Span = tuple[str, int, int]
 """(kind, start, end) of the text to replace."""
+Verdict = Span | int | None
+"""A span to replace; or, for a rejected candidate, None (search on from the next
+character) or where to search on from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,12 +31,8 @@ class Rule:
     pattern: re.Pattern[str]
     needles: tuple[str, ...] = ()
     """Lower-case strings one of which the text must contain for the rule to run."""
-    judge: Callable[[Rule, re.Match[str]], Span | None] | None = None
+    judge: Callable[[Rule, re.Match[str]], Verdict] | None = None
     """Decides a candidate; default: replace the `secret` group, or the whole match."""
-    boundary: str | None = "_"
-    """A match preceded by a letter, a digit or one of these is part of a longer word and
-    skipped (checked here, not by a look-behind, which would cost the pattern its fast
-    literal-prefix search); None: no check."""
     finder: re.Pattern[str] | None = None
     """For a case-insensitive pattern: a case-sensitive one run on the lower-cased text to
     find where `pattern` may match (ten times faster than searching with `(?i)`)."""
@@ -60,11 +59,24 @@ def _not_placeholder(rule: Rule, match: re.Match[str]) -> Span | None:
     return span if value and not is_placeholder(value) and not value.isdigit() else None
 
 
+_PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
+_PEM_OPEN_BODY = re.compile(r"[A-Za-z0-9+/=\s\\]*")
+_PEM_MAX = 20_000
+
+
 def _pem(rule: Rule, match: re.Match[str]) -> Span | None:
-    """The key's body between its BEGIN and END lines (both kept: the note says what it was)."""
-    group = "body" if match.group("body") is not None else "open"
-    start, end = match.span(group)
+    """The key's body between its BEGIN and END lines (both kept: the note says what it was).
+
+    Without an END line (a cut or pasted-in-part key) the body is the base64 that follows."""
     text = match.string
+    start = match.end()
+    end_line = _PEM_END.search(text, start, start + _PEM_MAX)
+    next_begin = text.find("-----BEGIN", start, end_line.start() if end_line else start + _PEM_MAX)
+    if end_line is not None and next_begin == -1:
+        end = end_line.start()
+    else:
+        body = _PEM_OPEN_BODY.match(text, start, start + _PEM_MAX)
+        end = body.end() if body else start
     while start < end and (text[start].isspace() or text.startswith("\\n", start)):
         start += 2 if text.startswith("\\n", start) else 1
     while end > start and (text[end - 1].isspace() or text[end - 2 : end] == "\\n"):
@@ -117,19 +129,22 @@ def _quoted_flag_value(rule: Rule, match: re.Match[str]) -> Span | None:
 
 # -- key = value ---------------------------------------------------------------------------
 
-_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_KEY_TAIL = re.compile(r"[A-Za-z0-9_.-]+\Z")
 _CODE_END = re.compile(r"[,;<>(){}\[\]&|\\]")
 _TRAILING = ".,:;!?)"
+# A value is matched up to this length (so a run of keywords costs little to reject); an
+# accepted one is then followed to its real end.
+_VALUE_MAX = 512
+_QUOTED_END = re.compile(r"[\"'`\\\n]")
+_UNQUOTED_END = re.compile(r"[\s\"'`]")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 _OPERATOR = re.compile(r"\.[A-Za-z_]|[ \t]*(?:\?|&&|\|\||\||\+|=(?!=)|\()")
 _JSON_ESCAPE = re.compile(r"\\[nrt\"\\]")
 
 
 def _key_start(text: str, pos: int) -> int:
-    start = pos
-    while start > 0 and pos - start < 64 and text[start - 1] in _KEY_CHARS:
-        start -= 1
-    return start
+    head = _KEY_TAIL.search(text, max(0, pos - 64), pos)
+    return head.start() if head else pos
 
 
 _BARE_KEYS = frozenset({"password", "passwd", "passphrase", "pwd", "token", "secret"})
@@ -141,7 +156,14 @@ def _bare_key(text: str, key_start: int, key: str) -> bool:
     return text.startswith("-", max(0, key_start)) or key in _BARE_KEYS
 
 
-def _keyword(rule: Rule, match: re.Match[str]) -> Span | None:
+def _keyword(rule: Rule, match: re.Match[str]) -> Verdict:
+    """A key naming a secret, and a value that is one. A rejected value is searched on
+    from its start (a secret may stand inside it), not from inside the key again."""
+    verdict = _judge_keyword(rule, match)
+    return match.start("value") if verdict is None else verdict
+
+
+def _judge_keyword(rule: Rule, match: re.Match[str]) -> Span | None:
     text = match.string
     key_start = _key_start(text, match.start())
     key = text[key_start : match.end("rest")].lstrip("-.")
@@ -186,7 +208,11 @@ def _keyword(rule: Rule, match: re.Match[str]) -> Span | None:
                 return None  # an expression or a type: isProxy ? a : b, key: KeyType | None
     if not value or value == key or not is_secret_value(value, strength, loose=env, prose=prose):
         return None
-    return rule.kind, start, start + len(value)
+    end = start + len(value)
+    if end == match.end("value") and len(raw) >= _VALUE_MAX:  # a long value: find its end
+        stop = (_QUOTED_END if quoted else _UNQUOTED_END).search(text, end)
+        end = stop.start() if stop else len(text)
+    return rule.kind, start, end
 
 
 # -- base64 that decodes to a secret ----------------------------------------------------------
@@ -207,16 +233,19 @@ def _encoded(rule: Rule, match: re.Match[str]) -> Span | None:
 
 
 def _token(  # type: ignore[no-untyped-def]
-    kind: str, pattern: str, *needles: str, judge=None, boundary: str | None = "_", finder=None
+    kind: str, pattern: str, *needles: str, judge=None, finder=None
 ) -> Rule:
-    return Rule(
-        kind,
-        re.compile(pattern),
-        needles,
-        judge,
-        boundary,
-        re.compile(finder) if finder else None,
-    )
+    return Rule(kind, re.compile(pattern), needles, judge, re.compile(finder) if finder else None)
+
+
+def _lead(*literals: str, glue: str = "") -> str:
+    """A token's literal prefix (or alternatives), not matched inside a longer word (letters,
+    digits, `_` or `glue` right before it). The look-behind stands after the literal: the
+    pattern keeps its fast literal search, and a run such as `eyJeyJeyJ...` is rejected at
+    each place in constant time instead of being scanned again from each."""
+    before = r"[\w" + re.escape(glue) + "]"
+    parts = [f"{re.escape(lit)}(?<!{before}{re.escape(lit)})" for lit in literals]
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
 def _telegram(rule: Rule, match: re.Match[str]) -> Span | None:
@@ -237,110 +266,120 @@ def _aws_secret(rule: Rule, match: re.Match[str]) -> Span | None:
 
 
 _PEM_LINE = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-_PEM_END = r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
 
 RULES: tuple[Rule, ...] = (
-    Rule(
-        "private_key",
-        re.compile(
-            rf"{_PEM_LINE}(?:(?P<body>.{{0,20000}}?)(?={_PEM_END})|(?P<open>[A-Za-z0-9+/=\s\\]*))",
-            re.DOTALL,
-        ),
-        ("private key",),
-        _pem,
-        None,
-    ),
-    _token("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,}", "sk-ant-", boundary="_-"),
+    Rule("private_key", re.compile(_PEM_LINE), ("private key",), _pem),
+    _token("anthropic_key", _lead("sk-ant-", glue="-") + r"[A-Za-z0-9_-]{20,}+", "sk-ant-"),
     _token(
         "openai_key",
-        r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
+        _lead("sk-", glue="-") + r"(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}+",
         "sk-",
         judge=_random,
-        boundary="_-",
     ),
     _token(
         "github_token",
-        r"g(?:h[pousr]_[A-Za-z0-9]{36,255}|ithub_pat_[A-Za-z0-9_]{22,255})",
+        _lead("gh") + r"[pousr]_[A-Za-z0-9]{36,255}+|" + _lead("github_pat_") + r"\w{22,255}+",
         *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     _token(
         "gitlab_token",
-        r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}",
+        _lead("gl") + r"(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}+",
         *("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-"),
         *("glagent-", "gloas-", "glffct-"),
     ),
-    _token("gitlab_token", r"GR1348941[A-Za-z0-9_-]{20,}", "gr1348941"),
-    _token("slack_token", r"x(?:ox[abposre]|app)-[A-Za-z0-9-]{10,}", "xox", "xapp-"),
+    _token("gitlab_token", _lead("GR1348941") + r"[A-Za-z0-9_-]{20,}+", "gr1348941"),
+    _token("slack_token", _lead("x") + r"(?:ox[abposre]|app)-[A-Za-z0-9-]{10,}+", "xox", "xapp-"),
     _token(
         "slack_webhook",
-        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]{20,})",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]{20,}+)",
         "hooks.slack.com",
-        boundary=None,
     ),
     _token(
         "stripe_key",
-        r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}",
+        _lead("sk_", "rk_")
+        + r"(?:live|test)_[A-Za-z0-9]{16,}+|"
+        + _lead("whsec_")
+        + r"[A-Za-z0-9]{24,}+",
         "_live_",
         "_test_",
         "whsec_",
     ),
     _token(
-        "huggingface_token", r"(?:hf|api_org)_[A-Za-z0-9]{30,}", "hf_", "api_org_", judge=_random
+        "huggingface_token",
+        _lead("hf_", "api_org_") + r"[A-Za-z0-9]{30,}+",
+        "hf_",
+        "api_org_",
+        judge=_random,
     ),
-    _token("sendgrid_key", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}", "sg.", boundary="_."),
-    _token("google_api_key", r"AIza[0-9A-Za-z_-]{35}", "aiza", boundary="_-"),
+    _token(
+        "sendgrid_key",
+        _lead("SG.", glue=".") + r"[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{16,64}+",
+        "sg.",
+    ),
+    _token("google_api_key", _lead("AIza", glue="-") + r"[0-9A-Za-z_-]{35}", "aiza"),
     _token(
         "google_oauth",
-        r"GOCSPX-[A-Za-z0-9_-]{20,}|ya29\.[A-Za-z0-9_-]{20,}|1//0[A-Za-z0-9_-]{30,}",
+        _lead("GOCSPX-", "ya29.", glue="-")
+        + r"[A-Za-z0-9_-]{20,}+|"
+        + _lead("1//0", glue="-")
+        + r"[A-Za-z0-9_-]{30,}+",
         "gocspx-",
         "ya29.",
         "1//0",
-        boundary="_-",
     ),
     _token(
         "aws_access_key",
-        r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])",
+        _lead("AKIA", "ASIA", "ABIA", "ACCA")
+        + r"[A-Z0-9]{16}(?![A-Z0-9])|"
+        + _lead("A3T")
+        + r"[A-Z0-9]{17}(?![A-Z0-9])",
         "akia",
         "asia",
         "abia",
         "acca",
         "a3t",
     ),
-    _token("npm_token", r"npm_[A-Za-z0-9]{36}(?!\w)", "npm_"),
-    _token("pypi_token", r"pypi-AgE[A-Za-z0-9_-]{50,}", "pypi-"),
-    _token("docker_token", r"dckr_pat_[A-Za-z0-9_-]{20,}", "dckr_pat_"),
-    _token("digitalocean_token", r"do[por]_v1_[a-f0-9]{64}", "_v1_"),
+    _token("npm_token", _lead("npm_") + r"[A-Za-z0-9]{36}(?!\w)", "npm_"),
+    _token("pypi_token", _lead("pypi-") + r"AgE[A-Za-z0-9_-]{50,}+", "pypi-"),
+    _token("docker_token", _lead("dckr_pat_") + r"[A-Za-z0-9_-]{20,}+", "dckr_pat_"),
+    _token("digitalocean_token", _lead("do") + r"[por]_v1_[a-f0-9]{64}", "_v1_"),
     _token(
         "shopify_token",
-        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        _lead("shp") + r"(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
         "shpat_",
         "shpca_",
         "shppa_",
         "shpss_",
     ),
-    _token("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}", "hvs.", "hvb.", "hvr.", boundary="_."),
-    _token("terraform_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}", "atlasv1"),
-    _token("databricks_token", r"dapi[a-f0-9]{32}(?:-\d)?(?!\w)", "dapi"),
     _token(
-        "telegram_token", r":AA[A-Za-z0-9_-]{33}(?![\w-])", ":aa", judge=_telegram, boundary=None
+        "vault_token", _lead("hv", glue=".") + r"[sbr]\.[A-Za-z0-9_-]{24,}+", "hvs.", "hvb.", "hvr."
     ),
-    _token("twilio_key", r"SK[0-9a-f]{32}(?!\w)", "sk"),
-    _token("mailgun_key", r"key-[0-9a-f]{32}(?!\w)", "key-"),
+    _token(
+        "terraform_token",
+        r"\.atlasv1\.(?<=[A-Za-z0-9]{14}\.atlasv1\.)[A-Za-z0-9_=-]{60,}+",
+        "atlasv1",
+        judge=lambda rule, match: (rule.kind, match.start() - 14, match.end()),
+    ),
+    _token("databricks_token", _lead("dapi") + r"[a-f0-9]{32}(?:-\d)?(?!\w)", "dapi"),
+    _token("telegram_token", r":AA[A-Za-z0-9_-]{33}(?![\w-])", ":aa", judge=_telegram),
+    _token("twilio_key", _lead("SK") + r"[0-9a-f]{32}(?!\w)", "sk"),
+    _token("mailgun_key", _lead("key-") + r"[0-9a-f]{32}(?!\w)", "key-"),
     _token(
         "square_token",
-        r"sq0(?:csp-[A-Za-z0-9_-]{43}|atp-[A-Za-z0-9_-]{22})|EAAA[A-Za-z0-9_-]{60}",
+        _lead("sq0")
+        + r"(?:csp-[A-Za-z0-9_-]{43}|atp-[A-Za-z0-9_-]{22})|"
+        + _lead("EAAA", glue="+/=-")
+        + r"[A-Za-z0-9_-]{60}",
         "sq0",
         "eaaa",
-        boundary="_+/=-",
     ),
-    _token("age_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "age-secret-key-"),
-    _token("linear_key", r"lin_api_[A-Za-z0-9]{40}", "lin_api_"),
-    _token("atlassian_token", r"ATATT3[A-Za-z0-9_=-]{100,}", "atatt3"),
+    _token("age_key", _lead("AGE-SECRET-KEY-1") + r"[0-9A-Z]{58}", "age-secret-key-"),
+    _token("linear_key", _lead("lin_api_") + r"[A-Za-z0-9]{40}", "lin_api_"),
+    _token("atlassian_token", _lead("ATATT3") + r"[A-Za-z0-9_=-]{100,}+", "atatt3"),
     _token(
         "jwt",
-        r"eyJ[A-Za-z0-9_-]{8,}\.ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        _lead("eyJ", glue="-") + r"[A-Za-z0-9_-]{8,}+\.ey[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+",
         "eyj",
-        boundary="_-",
     ),
     # -- secrets recognised by where they stand -------------------------------------------
     _token(
@@ -349,12 +388,11 @@ RULES: tuple[Rule, ...] = (
         r"[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         "secret",
         judge=_aws_secret,
-        boundary=None,
         finder=r"secret_?(?:access_?)?key",
     ),
     _token(
         "azure_key",
-        r"(?i)(?:AccountKey|SharedAccessKey|SharedSecretValue)[ \t]*=[ \t]*"
+        r"(?i)(?<![A-Za-z0-9_])(?:AccountKey|SharedAccessKey|SharedSecretValue)[ \t]*=[ \t]*"
         r"(?P<secret>[A-Za-z0-9+/]{20,}={0,2})",
         "accountkey",
         "sharedaccesskey",
@@ -368,7 +406,6 @@ RULES: tuple[Rule, ...] = (
         "sig=",
         "signature=",
         "x-amz-security-token=",
-        boundary=None,
         finder=r"[?&](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=",
     ),
     _token(
@@ -376,12 +413,11 @@ RULES: tuple[Rule, ...] = (
         r"://(?P<user>[^\s/:@\"'<>\[\]]*):(?P<secret>[^\s/@\"'<>]+)@",
         "://",
         judge=_not_placeholder,
-        boundary=None,
     ),
     Rule(
         "authorization",
         re.compile(
-            r"(?i)(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"(?i)(?<![A-Za-z0-9_])authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"(?:(?P<scheme>bearer|basic|token|bot|digest|apikey|api-key|sso-key|key|otp|dpop)"
             r"[ \t]+)?(?P<secret>[^\s\"',;]{8,})"
         ),
@@ -391,63 +427,59 @@ RULES: tuple[Rule, ...] = (
     ),
     _token(
         "bearer_token",
-        r"(?i)bearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
+        r"(?i)(?<![A-Za-z0-9_])bearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
         "bearer",
         judge=_random,
         finder="bearer[ \t]",
     ),
     _token(
         "basic_auth",
-        r"(?i)basic[ \t]+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
+        r"(?i)(?<![A-Za-z0-9_])basic[ \t]+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
         "basic",
         judge=_basic,
         finder="basic[ \t]",
     ),
     _token(
         "basic_auth",
-        r"-(?:u|-user|-proxy-user)(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"'@]*):(?P<secret>[^\s\"'@]+)",
+        _lead("-u", "--user", "--proxy-user", glue="-")
+        + r"(?:[ \t]+|=)[\"']?(?P<user>[^\s:\"'@]*):(?P<secret>[^\s\"'@]+)",
         "-u",
         "--user",
         "--proxy-user",
         judge=_user_password,
-        boundary="_-",
     ),
     _token(
         "cli_password",
-        r"m(?:ysql(?:dump|admin|sh|import)?|ariadb)\b"
+        _lead("m", glue="-") + r"(?:ysql(?:dump|admin|sh|import)?|ariadb)\b"
         r"[^\n|;&]{0,200}?[ \t]-p(?P<secret>'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+)",
         "mysql",
         "mariadb",
         judge=_quoted_flag_value,
-        boundary="_-",
     ),
     _token(
         "cli_password",
-        r"sshpass[ \t]+-p[ \t]*(?P<secret>'[^'\n]*'|\"[^\"\n]*\"|\S+)",
+        _lead("sshpass", glue="-") + r"[ \t]+-p[ \t]*(?P<secret>'[^'\n]*'|\"[^\"\n]*\"|\S+)",
         "sshpass",
         judge=_quoted_flag_value,
-        boundary="_-",
     ),
     _token(
         "encoded_secret",
-        r"(?:LS0t|ey|ew)[A-Za-z0-9+/]{60,}={0,2}(?![A-Za-z0-9+/=])",
+        _lead("LS0t", "ey", "ew", glue="+/=") + r"[A-Za-z0-9+/]{60,}+={0,2}(?![A-Za-z0-9+/=])",
         "ls0t",
         "ey",
         "ew",
         judge=_encoded,
-        boundary="+/=",
     ),
     Rule(
         "secret",
         re.compile(
             r"(?i)(?:pass|pwd|secret|token|key|auth|credential|cookie)"
-            r"(?P<rest>[\w.-]{0,60})(?P<close>\\?[\"'`]\]?|)"
+            r"(?P<rest>[\w.-]{0,60}+)(?P<close>\\?[\"'`]\]?|)"
             r"(?P<sep>[ \t]*(?::=|=>|=(?!=)|:)[ \t]*|[ \t]+(?:is|was|are)[ \t]+|[ \t]+)"
-            r"(?P<value>\\?[\"'`][^\"'`\\\n]{1,8192}|[^\s\"'`]{1,8192})"
+            rf"(?P<value>\\?[\"'`][^\"'`\\\n]{{1,{_VALUE_MAX}}}+|[^\s\"'`]{{1,{_VALUE_MAX}}}+)"
         ),
         ("pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie"),
-        _keyword,
-        None,  # the key is read backwards from the keyword: DB_PASSWORD, dbPassword
+        _keyword,  # reads the key backwards from the keyword: DB_PASSWORD, dbPassword
         re.compile("pass|pwd|secret|token|key|auth|credential|cookie"),
     ),
 )

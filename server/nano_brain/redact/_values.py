@@ -18,245 +18,64 @@ from __future__ import annotations
 
 import re
 
+# fmt: off
 _STRONG = frozenset(
     {
-        "password",
-        "passwd",
-        "passphrase",
-        "pass",
-        "pwd",
-        "passcode",
-        "secret",
-        "secrets",
-        "token",
-        "credential",
-        "credentials",
-        "apikey",
-        "pat",
+        "password", "passwd", "passphrase", "pass", "pwd", "passcode", "secret", "secrets",
+        "token", "credential", "credentials", "apikey",
     }
 )
 # Compound words that end in a strong word: pgpassword, authtoken, accesstoken, ...
 _STRONG_ENDINGS = (
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "token",
-    "apikey",
-    "secretkey",
-    "privatekey",
+    "password", "passwd", "passphrase", "secret", "token", "apikey", "secretkey", "privatekey",
     "accesskey",
 )
 # Adjacent words that together name a secret.
 _STRONG_PAIRS = frozenset(
     {
-        ("api", "key"),
-        ("access", "key"),
-        ("private", "key"),
-        ("session", "key"),
-        ("signing", "key"),
-        ("encryption", "key"),
-        ("master", "key"),
-        ("account", "key"),
-        ("auth", "key"),
-        ("client", "key"),
-        ("app", "key"),
-        ("shared", "key"),
+        ("api", "key"), ("access", "key"), ("private", "key"), ("session", "key"),
+        ("signing", "key"), ("encryption", "key"), ("master", "key"), ("account", "key"),
+        ("auth", "key"), ("client", "key"), ("app", "key"), ("shared", "key"),
     }
 )
+# fmt: on
 _WEAK = frozenset({"key", "auth", "cookie"})
 # Words after the secret word that make the key a setting *about* the secret.
+# fmt: off
 _QUALIFIERS = frozenset(
     {
-        "length",
-        "len",
-        "min",
-        "max",
-        "count",
-        "size",
-        "type",
-        "kind",
-        "url",
-        "uri",
-        "endpoint",
-        "path",
-        "file",
-        "filename",
-        "dir",
-        "env",
-        "var",
-        "name",
-        "id",
-        "ids",
-        "hint",
-        "policy",
-        "regex",
-        "pattern",
-        "prompt",
-        "field",
-        "label",
-        "expires",
-        "expiry",
-        "expiration",
-        "exp",
-        "ttl",
-        "timeout",
-        "lifetime",
-        "age",
-        "header",
-        "prefix",
-        "suffix",
-        "format",
-        "mode",
-        "enabled",
-        "required",
-        "reset",
-        "changed",
-        "strength",
-        "version",
-        "algorithm",
-        "alg",
-        "encoding",
-        "store",
-        "storage",
-        "manager",
-        "provider",
-        "providers",
-        "source",
-        "location",
-        "limit",
-        "usage",
-        "budget",
-        "used",
-        "cost",
-        "rate",
-        "index",
-        "param",
-        "params",
-        "input",
-        "validation",
-        "valid",
-        "error",
-        "errors",
-        "message",
-        "text",
-        "placeholder",
-        "description",
-        "help",
-        "hash",
-        "hashed",
-        "digest",
-        "rounds",
-        "iterations",
-        "method",
-        "scheme",
-        "style",
-        "flag",
-        "option",
-        "options",
-        "config",
-        "settings",
-        "helper",
-        "command",
-        "cmd",
-        "arn",
-        "ref",
-        "host",
-        "port",
-        "user",
-        "username",
-        "login",
-        "email",
-        "service",
-        "scope",
-        "scopes",
-        "audience",
-        "issuer",
-        "kid",
-        "fingerprint",
-        "rotation",
-        "created",
-        "updated",
-        "last",
-        "at",
-        "in",
-        "total",
-        "counter",
-        "estimate",
-        "fields",
-        "stdin",
-        "callback",
-        "handler",
-        "class",
-        "struct",
-        "schema",
-        "model",
-        "form",
-        "button",
-        "dialog",
-        "mask",
-        "visible",
-        "hidden",
-        "auth",
-        "stats",
-        "bytes",
-        "chars",
+        "length", "len", "min", "max", "count", "size", "type", "kind", "url", "uri",
+        "endpoint", "path", "file", "filename", "dir", "env", "var", "name", "id", "ids",
+        "hint", "policy", "regex", "pattern", "prompt", "field", "label", "expires", "expiry",
+        "expiration", "exp", "ttl", "timeout", "lifetime", "age", "header", "prefix", "suffix",
+        "format", "mode", "enabled", "required", "reset", "changed", "strength", "version",
+        "algorithm", "alg", "encoding", "store", "storage", "manager", "provider", "providers",
+        "source", "location", "limit", "usage", "budget", "used", "cost", "rate", "index",
+        "param", "params", "input", "validation", "valid", "error", "errors", "message", "text",
+        "placeholder", "description", "help", "hash", "hashed", "digest", "rounds",
+        "iterations", "method", "scheme", "style", "flag", "option", "options", "config",
+        "settings", "helper", "command", "cmd", "arn", "ref", "host", "port", "user",
+        "username", "login", "email", "service", "scope", "scopes", "audience", "issuer", "kid",
+        "fingerprint", "rotation", "created", "updated", "last", "at", "in", "total", "counter",
+        "estimate", "fields", "stdin", "callback", "handler", "class", "struct", "schema",
+        "model", "form", "button", "dialog", "mask", "visible", "hidden", "auth", "stats",
+        "bytes", "chars",
     }
 )
+# fmt: on
 _NOT_SECRET_BEFORE_KEY = frozenset({"public", "primary", "foreign", "cache", "sort", "partition"})
+# fmt: off
 _PLACEHOLDER_WORDS = frozenset(
     {
-        "none",
-        "null",
-        "nil",
-        "true",
-        "false",
-        "undefined",
-        "empty",
-        "redacted",
-        "hidden",
-        "masked",
-        "secret",
-        "password",
-        "passwd",
-        "token",
-        "string",
-        "str",
-        "int",
-        "integer",
-        "number",
-        "bool",
-        "boolean",
-        "bytes",
-        "any",
-        "object",
-        "optional",
-        "required",
-        "todo",
-        "tbd",
-        "changeme",
-        "example",
-        "unknown",
-        "unset",
-        "default",
-        "dummy",
-        "value",
-        "foo",
-        "bar",
-        "baz",
-        "test",
-        "sample",
-        "placeholder",
-        "fake",
-        "mock",
-        "pass",
-        "pwd",
-        "pw",
-        "mypassword",
-        "mysecret",
-        "mytoken",
+        "none", "null", "nil", "true", "false", "undefined", "empty", "redacted", "hidden",
+        "masked", "secret", "password", "passwd", "token", "string", "str", "int", "integer",
+        "number", "bool", "boolean", "bytes", "any", "object", "optional", "required", "todo",
+        "tbd", "changeme", "example", "unknown", "unset", "default", "dummy", "value", "foo",
+        "bar", "baz", "test", "sample", "placeholder", "fake", "mock", "pass", "pwd", "pw",
+        "mypassword", "mysecret", "mytoken",
     }
 )
+# fmt: on
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _NUMBER = re.compile(r"[-+^~<>=v]{0,2}\d+(?:[.,_:]\d+)*[A-Za-z%]{0,3}")  # 8, 3600s, ^3.9.0
@@ -272,6 +91,9 @@ _CALL = re.compile(r"[A-Za-z_$][\w$.]*\(.*\)?")  # get_token(), os.getenv("X")
 _WEAK_CHARSET = re.compile(r"[A-Za-z0-9+/=_.~-]+")
 _PROSE_CHARSET = re.compile(r"[A-Za-z0-9!@#$%^&*_+=~./-]+")
 _LOWER_RUN = re.compile(r"[a-z]+")
+_SPACE = re.compile(r"\s")
+_DIGIT = re.compile(r"[0-9]")
+_ALPHA = re.compile(r"[A-Za-z]")
 _DIGIT_RUN = re.compile(r"[0-9]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
@@ -339,8 +161,8 @@ def looks_random(value: str) -> bool:
     """A machine-made token: long, and mixing classes the way random strings do."""
     if len(value) < 12 or _UUID.fullmatch(value) or _HEX.fullmatch(value):
         return False
-    has_digit = any(c.isdigit() for c in value)
-    has_alpha = any(c.isalpha() for c in value)
+    has_digit = _DIGIT.search(value) is not None
+    has_alpha = _ALPHA.search(value) is not None
     return (has_digit and has_alpha and _transitions(value) >= 0.2) or _transitions(value) >= 0.4
 
 
@@ -382,8 +204,10 @@ def is_secret_value(value: str, strength: str, *, loose: bool = False, prose: bo
     (`DB_PASSWORD=...`), so a plain word is a password too. `prose`: "the password is X"
     or `password X`, where only a value with digits is taken.
     """
-    if len(value) < 4 or any(c.isspace() for c in value) or is_placeholder(value):
+    if len(value) < 4 or _SPACE.search(value) or is_placeholder(value):
         return False
+    if value.endswith(":"):
+        return False  # the next key: `password: token:` is a list of names
     if _NUMBER.fullmatch(value) or _SCHEME.match(value) or _PREFIX.fullmatch(value):
         return False
     if _COLOR.fullmatch(value) or _is_path(value) or _CALL.fullmatch(value):
@@ -401,9 +225,9 @@ def is_secret_value(value: str, strength: str, *, loose: bool = False, prose: bo
     if prose:
         return (
             len(value) >= 6
-            and any(c.isdigit() for c in value)
+            and _DIGIT.search(value) is not None
             and bool(_PROSE_CHARSET.fullmatch(value))
         )
     if _WORDS_JOINED.fullmatch(value):
         return False  # client-secret-basic, X-Xet-Access-Token
-    return len(value) >= 6 or any(c.isdigit() for c in value)
+    return len(value) >= 6 or _DIGIT.search(value) is not None
