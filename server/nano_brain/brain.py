@@ -20,7 +20,7 @@ from .embedder import UNSET as _UNSET_PROVIDER
 from .embedder import Embedder
 from .embedding import EmbeddingProvider
 from .errors import InvalidInputError, NanoBrainError, NotFoundError, TombstonedError
-from .filters import KINDS, Filters
+from .filters import KINDS, Filters, is_decision
 from .models import (
     AuditEntry,
     Document,
@@ -41,11 +41,6 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$")
 _UNSET: Any = object()
-# What eviction never touches unless `storage.evict_decisions`: active decisions.
-_DECISION_SQL = (
-    "d.status = 'active' AND (d.collection = 'decisions' OR EXISTS (SELECT 1 FROM document_tags t "
-    "WHERE t.doc_id = d.id AND t.tag IN ('decision', 'auto:architecture-decision')))"
-)
 
 
 class Brain(VectorAccess):
@@ -317,7 +312,7 @@ class Brain(VectorAccess):
         decisions = [
             d
             for d in store.list_documents(Filters(), limit=pick * 4, order="created")
-            if _is_decision(d)
+            if is_decision(d.collection, d.tags)
         ][:per_section]
         used = [
             d
@@ -449,7 +444,7 @@ class Brain(VectorAccess):
             seen.add(successor)
             nxt = self.store.find_current(successor)
             successor = nxt.superseded_by if nxt else None
-        self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid)
+        self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid, actor=self.actor)
         self._audit(
             "supersede",
             old,
@@ -474,7 +469,7 @@ class Brain(VectorAccess):
             row = self._resolve(ref)
             if row.status == status:
                 return Document.from_row(row, content=False)
-            self.store.set_status(row.uid, status, now)
+            self.store.set_status(row.uid, status, now, actor=self.actor)
             self._audit(action, row, at=now, new_status=status, details=details)
             row = self._require(self.store.find_current(row.uid), ref)
         return Document.from_row(row, content=False)
@@ -506,29 +501,22 @@ class Brain(VectorAccess):
     def prune_log(self, *, older_than: str) -> int:
         """Delete audit entries older than a duration (e.g. `365d`); the prune is logged."""
         cutoff = parse_instant(older_than)
-        count = self.store.prune_audit(cutoff)
-        with self.store.transaction():
-            self.store.audit(
-                at=time.time(),
-                actor=self.actor,
-                action="prune-log",
-                details={"older_than": older_than, "deleted": count},
-            )
-        return count
+        return self.store.prune_audit(
+            cutoff, at=time.time(), actor=self.actor, details={"older_than": older_than}
+        )
 
     def enforce_storage_limit(self) -> list[Document]:
         """Evict documents until the store is under `storage.max_size` (if set)."""
         limit = self.config.storage.max_size_bytes()
         if limit is None or self.store.logical_size() <= limit:
             return []
-        protect = "0" if self.config.storage.evict_decisions else _DECISION_SQL
         evicted: list[Document] = []
         decay = self.config.decay
         while self.store.logical_size() > limit:
             batch = self.store.eviction_candidates(
                 by_access=decay.enabled,
                 tier_seconds=decay.half_life_days() * 86400,
-                protect=protect,
+                protect_decisions=not self.config.storage.evict_decisions,
                 limit=10,
             )
             if not batch:
@@ -674,14 +662,6 @@ class Brain(VectorAccess):
         if row is None:
             raise NotFoundError(f"no document {ref} in this workspace")
         return row
-
-
-def _is_decision(row: DocumentRow) -> bool:
-    return (
-        row.collection == "decisions"
-        or "decision" in row.tags
-        or "auto:architecture-decision" in row.tags
-    )
 
 
 def _fresh(rows: list[DocumentRow], seen: set[str], n: int) -> list[DocumentRow]:

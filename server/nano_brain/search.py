@@ -57,12 +57,12 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 _STOPWORDS = frozenset(
     """s t ll re ve d m a about above after again against all am an and any are as at be because
     been before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his how i if in into is
-    it its itself just me more most my myself no nor not of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself
-    yourselves""".split()
+    few for from further had has have having he her here hers herself him himself his how i if
+    in into is it its itself just me more most my myself no nor not of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours
+    yourself yourselves""".split()
 )
 
 
@@ -338,8 +338,12 @@ class SearchPipeline:
             ran & {"vector", "code_vector"}
         )
         best_possible = best / (rrf_k + 1) or 1.0
-        docs = self._store.get_many((c.doc_id for c in candidates), content=request.include_content)
         now = time.time() if request.as_of is None else parse_instant(request.as_of)
+        docs = self._store.get_many(
+            (c.doc_id for c in candidates),
+            content=request.include_content,
+            as_of=None if request.as_of is None else now,
+        )
         half_life = parse_duration(cfg.recency_half_life)
         decay_days = self._decay.half_life_days()
         scored: list[_Scored] = []
@@ -371,7 +375,7 @@ class SearchPipeline:
             scored.append(_Scored(cand, doc, relevance / best_possible, explain))
         # keyword and meaning-only searches return what matched; hybrid also brings context
         if request.mode == "hybrid" and cfg.thread_weight and cfg.thread_window:
-            scored = self._thread_context(scored, filters, request.include_content)
+            scored = self._thread_context(scored, filters, request)
         usage_weight = cfg.usage_boost_weight if request.mode == "hybrid" else 0.0
         top = max((s.score for s in scored), default=0.0)
         for item in scored:
@@ -398,7 +402,7 @@ class SearchPipeline:
         return scored
 
     def _thread_context(
-        self, scored: list[_Scored], filters: Filters, content: bool
+        self, scored: list[_Scored], filters: Filters, request: SearchRequest
     ) -> list[_Scored]:
         """Each candidate lends a share of its relevance to its neighbours in its thread
         (the notes written just before and after it by the same writer), nearer ones more;
@@ -421,7 +425,8 @@ class SearchPipeline:
             for n, at in best.items()
         }
         joining = [n for n in lent if n not in by_id]
-        docs = self._store.get_many(joining, content=content)
+        as_of = None if request.as_of is None else parse_instant(request.as_of)
+        docs = self._store.get_many(joining, content=request.include_content, as_of=as_of)
         firsts = self._store.first_chunks(joining)
         for doc_id in joining:
             doc = docs.get(doc_id)
@@ -452,8 +457,9 @@ class SearchPipeline:
 
     def _hits(self, scored: list[_Scored], request: SearchRequest) -> list[SearchHit]:
         chunks = self._store.chunk_texts(s.cand.chunk_id for s in scored)
+        as_of = None if request.as_of is None else parse_instant(request.as_of)
         successors = {
-            uid: self._store.find_current(uid)
+            uid: self._store.find_current(uid, as_of=as_of)
             for uid in {s.doc.superseded_by for s in scored} - {None}
         }
         out: list[SearchHit] = []

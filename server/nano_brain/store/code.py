@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..filters import Filters
 from .store import Store
 
 #: Collection of one-chunk-per-symbol documents, and of Markdown/text files of the workspace.
@@ -601,13 +602,26 @@ class CodeStore:
         return cursor.rowcount > 0
 
     def anchors(
-        self, *, qualified_names: Sequence[str] | None = None, doc_uid: str | None = None
+        self,
+        *,
+        qualified_names: Sequence[str] | None = None,
+        doc_uid: str | None = None,
+        path: str | None = None,
+        visible: Filters | None = None,
     ) -> list[AnchorRecord]:
-        """Anchors (all, of some symbols, or of one note) with the symbol's current hash."""
+        """Anchors (all, of some symbols, of one note, of one file) with the symbol's hash.
+
+        With `visible`, only the anchors of notes a read with those filters returns, chosen by
+        the store's one predicate (`Filters()`: no deleted, retracted or superseded notes);
+        without it, every anchor with its note's current status (None once deleted).
+        """
         clauses, params = ["a.workspace_id = ?"], [self.ws]
         if doc_uid is not None:
             clauses.append("a.doc_uid = ?")
             params.append(doc_uid)
+        if path is not None:
+            clauses.append("a.path = ?")
+            params.append(path)
         if qualified_names is not None:
             names = list(dict.fromkeys(qualified_names))
             if not names:
@@ -618,21 +632,30 @@ class CodeStore:
                 marks = ",".join("?" * len(part))
                 out.extend(
                     self._anchor_rows(
-                        [*clauses, f"a.qualified_name IN ({marks})"], [*params, *part]
+                        [*clauses, f"a.qualified_name IN ({marks})"], [*params, *part], visible
                     )
                 )
             return out
-        return self._anchor_rows(clauses, params)
+        return self._anchor_rows(clauses, params, visible)
 
-    def _anchor_rows(self, clauses: list[str], params: list[Any]) -> list[AnchorRecord]:
+    def _anchor_rows(
+        self, clauses: list[str], params: list[Any], visible: Filters | None
+    ) -> list[AnchorRecord]:
+        note_params: list[Any] = []
+        notes = "LEFT JOIN documents d ON d.uid = a.doc_uid AND d.valid_to IS NULL"
+        if visible is not None:
+            where, note_params = self.store._predicate(visible)
+            notes = (
+                "JOIN documents d ON d.uid = a.doc_uid AND d.workspace_id = a.workspace_id "
+                f"AND {where}"
+            )
         rows = self._rows(
             "SELECT a.doc_uid, d.title, d.status, a.path, a.qualified_name, a.symbol_sha256, "
-            "a.created_at, s.sha256 FROM code_anchors a "
-            "LEFT JOIN documents d ON d.uid = a.doc_uid AND d.valid_to IS NULL "
+            f"a.created_at, s.sha256 FROM code_anchors a {notes} "
             "LEFT JOIN code_symbols s ON s.workspace_id = a.workspace_id "
             "AND s.qualified_name = a.qualified_name "
             f"WHERE {' AND '.join(clauses)} ORDER BY a.qualified_name, a.created_at",
-            params,
+            [*note_params, *params],
         )
         return [AnchorRecord(*r) for r in rows]
 
