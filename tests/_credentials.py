@@ -610,3 +610,44 @@ ORDINARY: tuple[str, ...] = (
     "password_hint: 'your first pet'\nauth: oauth2",
     "Use `--password-stdin` instead of `--password` with docker login.",
 )
+
+
+def command_line_shapes() -> list[tuple[str, str, str]]:
+    """(id, text, secret): more places a credential stands in sessions, in one line each;
+    first measured as a held-out set (16/25, then 14/20 of a second one), now regressions."""
+    g = _Gen("command_line_shapes")
+    s, p, h = g.s(24), g.password(), g.s(40, _HEX)
+    pg = g.password().replace("#", "")
+    k = g.s(40, _B64)
+    return [
+        ("az-login", f"az login --service-principal -u app-id -p {s} --tenant acme", s),
+        ("docker-login", f"docker login -u ci-bot -p '{p}' registry.example.com", p),
+        ("pgpass", f"echo 'db.internal:5432:orders:app:{p}' >> ~/.pgpass", p),
+        ("aws-configure", f"aws configure set aws_secret_access_key {k}", k),
+        ("redis-cli", f"redis-cli -h cache -a {p} ping", p),
+        ("jdbc", f"jdbc:mysql://db:3306/shop?user=root&password={p}&useSSL=true", p),
+        ("libpq", f'psql "host=db user=app password={p} dbname=orders"', p),
+        ("mongosh", f"mongosh mongodb://db --username admin --password {p}", p),
+        ("tfvars", f'db_password = "{p}"', p),
+        ("windows-set", f"set API_KEY={s}", s),
+        ("powershell", f'$env:OPENAI_API_KEY = "{s}"', s),
+        ("k8s-stringdata", f"stringData:\n  password: {p}", p),
+        ("heroku", f"heroku config:set STRIPE_SECRET={s}", s),
+        ("git-clone-oauth2", f"git clone https://oauth2:{s}@gitlab.example.com/acme/api.git", s),
+        ("wget", f"wget --user=ci --password={p} https://example.com/x", p),
+        ("aws-sigv4", f"Authorization: AWS4-HMAC-SHA256 Credential=x, Signature={h}{h[:24]}", h),
+        ("json-api-key", f'{{"api_key": "{s}", "region": "eu"}}', s),
+        ("prose-api-key", f"the new api key is {s}", s),
+        ("spring", f"spring.datasource.password={p}", p),
+        ("openssl", f"openssl enc -aes-256-cbc -k {p} -in a -out b", p),
+        ("zip", f"zip -P {p} backup.zip data/", p),
+        ("x-api-key", f"curl https://api.example.com -H 'X-API-Key: {s}'", s),
+        ("httpie", f"http POST api.example.com/login username=bob password={p}", p),
+        ("sql-create-user", f"CREATE USER app WITH PASSWORD '{p}';", p),
+        ("sql-identified-by", f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{p}';", p),
+        ("helm-set", f"--set auth.rootPassword={p}", p),
+        ("kubectl-literal", f"kubectl create secret generic db --from-literal=password={p}", p),
+        ("xml-element", f"<password>{p}</password>", p),
+        ("cookie", f"Cookie: session_id={s}; theme=dark", s),
+        ("ftp-url", f"ftp://deploy:{pg}@files.example.com/upload", pg),
+    ]

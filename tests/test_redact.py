@@ -7,7 +7,7 @@ import pytest
 
 from nano_brain.redact import KINDS, redact, redact_text
 
-from ._credentials import ORDINARY, Shape, credential_shapes, fragments
+from ._credentials import ORDINARY, Shape, command_line_shapes, credential_shapes, fragments
 from .harvest._util import TRANSCRIPTS
 
 SHAPES = credential_shapes()
@@ -52,6 +52,16 @@ def test_the_recorded_transcripts_hold_no_credential() -> None:
     assert len(files) >= 20
     found = {p.name: dict(redact(p.read_text(encoding="utf-8")).counts) for p in files}
     assert {name: counts for name, counts in found.items() if counts} == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [(text, secret) for _, text, secret in command_line_shapes()],
+    ids=[shape_id for shape_id, _, _ in command_line_shapes()],
+)
+def test_command_line_and_config_shapes(text: str, secret: str) -> None:
+    out = redact_text(text)
+    assert not [f for f in fragments(secret) if f in out], out
 
 
 @pytest.mark.parametrize(

@@ -129,6 +129,7 @@ def _quoted_flag_value(rule: Rule, match: re.Match[str]) -> Span | None:
 
 # -- key = value ---------------------------------------------------------------------------
 
+_PREV_WORD = re.compile(r"([A-Za-z]+)[ \t]+\Z")
 _KEY_TAIL = re.compile(r"[A-Za-z0-9_.-]+\Z")
 _CODE_END = re.compile(r"[,;<>(){}\[\]&|\\]")
 _TRAILING = ".,:;!?)"
@@ -151,9 +152,9 @@ _BARE_KEYS = frozenset({"password", "passwd", "passphrase", "pwd", "token", "sec
 
 
 def _bare_key(text: str, key_start: int, key: str) -> bool:
-    """A key followed by its value after a space: a `--token X` flag, or `password X` as
-    in a .netrc file or a sentence."""
-    return text.startswith("-", max(0, key_start)) or key in _BARE_KEYS
+    """A key followed by its value after a space: a `--token X` flag, `password X` as in
+    a .netrc file or a sentence, SQL's `PASSWORD 'X'`."""
+    return text.startswith("-", max(0, key_start)) or key.lower() in _BARE_KEYS
 
 
 def _keyword(rule: Rule, match: re.Match[str]) -> Verdict:
@@ -181,6 +182,9 @@ def _judge_keyword(rule: Rule, match: re.Match[str]) -> Span | None:
         value = raw
     verb = sep.strip()
     prose = not verb or verb in ("is", "was", "are")
+    if prose and verb and strength != "strong":  # "the api key is X": two words
+        word = _PREV_WORD.search(text, max(0, key_start - 24), key_start)
+        strength = key_strength(f"{word.group(1)}_{key}")[0] if word else None
     if prose and (strength != "strong" or (not verb and not _bare_key(text, key_start, key))):
         return None
     env = (
@@ -206,6 +210,10 @@ def _judge_keyword(rule: Rule, match: re.Match[str]) -> Span | None:
         if _OPERATOR.match(text, start + len(value)) and _IDENT.fullmatch(value):
             if not looks_random(value):
                 return None  # an expression or a type: isProxy ? a : b, key: KeyType | None
+    if verb == ">" and not (
+        text.startswith("<", key_start - 1) and text.startswith("</", start + len(value))
+    ):
+        return None  # only an element: <password>X</password>
     if not value or value == key or not is_secret_value(value, strength, loose=env, prose=prose):
         return None
     end = start + len(value)
@@ -263,6 +271,53 @@ def _aws_secret(rule: Rule, match: re.Match[str]) -> Span | None:
     key = match.string[_key_start(match.string, match.start()) : match.end("key")].lower()
     kind = rule.kind if "aws" in key or "access" in key else "secret"
     return kind, *match.span("secret")
+
+
+_URL_SAFE = re.compile(r"[A-Za-z0-9%+/=_.~-]+")
+_HEX_DIGEST = re.compile(r"[0-9a-fA-F]+")
+_FLAG_VALUE = r"(?P<secret>'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+)"
+
+
+def _flag_rule(flag: str, *tools: str, sub: str = "", attached: bool = False) -> Rule:
+    """`tool [sub ...] flag VALUE`: a password given on a command line (`sub`: only in that
+    sub-command, as `docker login -p` but not `docker run -p 8080:80`)."""
+    before = rf"\b[^\n|;&]{{0,200}}?[ \t]{sub}[^\n|;&]{{0,200}}?" if sub else r"\b[^\n|;&]{0,200}?"
+    return _token(
+        "cli_password",
+        _lead(*tools, glue="-")
+        + before
+        + rf"[ \t]{flag}[ \t]{'*' if attached else '+'}"
+        + _FLAG_VALUE,
+        *tools,
+        judge=_quoted_flag_value,
+    )
+
+
+def _signature(rule: Rule, match: re.Match[str]) -> Span | None:
+    """A URL's or a signed header's signature: URL-safe and random, or a long hex digest
+    (not `signature=parsed_signature` in code)."""
+    value = match.group("secret")
+    if not _URL_SAFE.fullmatch(value):
+        return None
+    if looks_random(value) or (len(value) >= 32 and _HEX_DIGEST.fullmatch(value)):
+        return rule.kind, *match.span("secret")
+    return None
+
+
+def _strong_value(rule: Rule, match: re.Match[str]) -> Span | None:
+    return default_span(rule, match) if is_secret_value(match.group("secret"), "strong") else None
+
+
+def _pgpass(rule: Rule, match: re.Match[str]) -> Span | None:
+    """A ~/.pgpass line `host:port:database:user:password`, where the file is named."""
+    value = match.group("secret")
+    if value.isdigit() or is_placeholder(value) or _inside_word(match.string, match.start()):
+        return None
+    return rule.kind, *match.span("secret")
+
+
+def _inside_word(text: str, pos: int) -> bool:
+    return pos > 0 and (text[pos - 1].isalnum() or text[pos - 1] in "_.:")
 
 
 _PEM_LINE = r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
@@ -384,7 +439,7 @@ RULES: tuple[Rule, ...] = (
     # -- secrets recognised by where they stand -------------------------------------------
     _token(
         "aws_secret_key",
-        r"(?i)secret_?(?:access_?)?(?P<key>key)[\"'\]]{0,2}[ \t]*[:=][ \t]*"
+        r"(?i)secret_?(?:access_?)?(?P<key>key)[\"'\]]{0,2}(?:[ \t]*[:=][ \t]*|[ \t]+)"
         r"[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         "secret",
         judge=_aws_secret,
@@ -401,12 +456,13 @@ RULES: tuple[Rule, ...] = (
     ),
     _token(
         "url_signature",
-        r"(?i)[?&](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)="
-        r"(?P<secret>[^&\s\"'#<>]{16,})",
+        r"(?i)[?&, ](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)="
+        r"(?P<secret>[^&\s\"'#<>,]{16,})",
         "sig=",
         "signature=",
         "x-amz-security-token=",
-        finder=r"[?&](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=",
+        judge=_signature,
+        finder=r"[?&, ](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=",
     ),
     _token(
         "url_password",
@@ -418,7 +474,7 @@ RULES: tuple[Rule, ...] = (
         "authorization",
         re.compile(
             r"(?i)(?<![A-Za-z0-9_])authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-            r"(?:(?P<scheme>bearer|basic|token|bot|digest|apikey|api-key|sso-key|key|otp|dpop)"
+            r"(?:(?P<scheme>bearer|basic|token|bot|digest|apikey|api-key|sso-key|key|otp|dpop|aws4-hmac-sha256)"
             r"[ \t]+)?(?P<secret>[^\s\"',;]{8,})"
         ),
         ("authorization",),
@@ -456,11 +512,23 @@ RULES: tuple[Rule, ...] = (
         "mariadb",
         judge=_quoted_flag_value,
     ),
+    _flag_rule("-p", "sshpass", attached=True),
+    _flag_rule("-p", "docker", "podman", "buildah", "skopeo", "helm", "oras", "az", sub="login"),
+    _flag_rule("-a", "redis-cli"),
+    _flag_rule("-k", "openssl"),
+    _flag_rule("-P", "zip", "unzip"),
     _token(
         "cli_password",
-        _lead("sshpass", glue="-") + r"[ \t]+-p[ \t]*(?P<secret>'[^'\n]*'|\"[^\"\n]*\"|\S+)",
-        "sshpass",
-        judge=_quoted_flag_value,
+        r"(?i)identified[ \t]+by[ \t]+(?:password[ \t]+)?'(?P<secret>[^'\n]+)'",
+        "identified",
+        judge=_strong_value,
+        finder="identified",
+    ),
+    _token(
+        "cli_password",
+        r"(?P<host>[A-Za-z0-9][\w.-]*):(?:\d+|\*):[^\s:]+:[^\s:]+:(?P<secret>[^\s'\"]+)",
+        ".pgpass",
+        judge=_pgpass,
     ),
     _token(
         "encoded_secret",
@@ -475,7 +543,7 @@ RULES: tuple[Rule, ...] = (
         re.compile(
             r"(?i)(?:pass|pwd|secret|token|key|auth|credential|cookie)"
             r"(?P<rest>[\w.-]{0,60}+)(?P<close>\\?[\"'`]\]?|)"
-            r"(?P<sep>[ \t]*(?::=|=>|=(?!=)|:)[ \t]*|[ \t]+(?:is|was|are)[ \t]+|[ \t]+)"
+            r"(?P<sep>[ \t]*(?::=|=>|=(?!=)|:)[ \t]*|[ \t]+(?:is|was|are)[ \t]+|[ \t]+|>)"
             rf"(?P<value>\\?[\"'`][^\"'`\\\n]{{1,{_VALUE_MAX}}}+|[^\s\"'`]{{1,{_VALUE_MAX}}}+)"
         ),
         ("pass", "pwd", "secret", "token", "key", "auth", "credential", "cookie"),
