@@ -10,11 +10,12 @@ What is found (rules in `_rules`, most specific first):
   key bodies (also JSON-escaped, as in a GCP service-account file);
 - secrets by where they stand: AWS secret keys, Azure `AccountKey=`, signatures in
   presigned URLs, passwords in URLs (`scheme://user:pass@host`), `Authorization:` header
-  values, `Bearer` tokens, `Basic` credentials, `curl -u user:pass`, `mysql -p...`,
-  `sshpass -p`, base64 that decodes to any of these (a kubeconfig's `client-key-data`);
+  values, `Bearer` tokens, `Basic` credentials, passwords on command lines (`curl -u`,
+  `mysql -p`, `docker login -p`, `redis-cli -a`, ...), `.pgpass` lines, SQL passwords, and
+  base64 that decodes to any of these (a kubeconfig's `client-key-data`);
 - values of keys that name a secret (`password`, `token`, `api_key`, `client_secret`, ...)
-  in env lines, YAML, JSON, INI, code, CLI flags, `.netrc` and prose ("the password is
-  X"), judged by `_values`: placeholders, numbers, paths, URLs and code references are
+  in env lines, YAML, JSON, INI, XML, code, CLI flags, `.netrc` and prose ("the password
+  is X"), judged by `_values`: placeholders, numbers, paths, URLs and code references are
   kept, so are settings about a secret (`password_min_length: 8`, `token_url: ...`).
 
 Deliberately kept: hex digests (git SHAs, sha256 sums), UUIDs, base64 that decodes to no
