@@ -137,8 +137,10 @@ def test_a_pem_key_keeps_its_begin_and_end_lines() -> None:
         "-----BEGIN RSA PRIVATE KEY-----\n" * 6_000,  # no END line anywhere
         "mysql " * 30_000 + " -p",
         "://a:" * 40_000,
+        "~/.pgpass " + "a" * 200_000,
+        "docker " * 30_000 + "login -p",
     ],
-    ids=["eyJ", "ey", "token=$", "token", "pem-begin", "mysql", "url"],
+    ids=["eyJ", "ey", "token=$", "token", "pem-begin", "mysql", "url", "pgpass", "docker"],
 )
 def test_pathological_inputs_take_linear_time(text: str) -> None:
     """Each of these took quadratic time in an earlier version (minutes for 1 MB); pytest's

@@ -526,7 +526,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _token(
         "cli_password",
-        r"(?P<host>[A-Za-z0-9][\w.-]*):(?:\d+|\*):[^\s:]+:[^\s:]+:(?P<secret>[^\s'\"]+)",
+        r"(?<![\w.:-])(?P<host>[A-Za-z0-9][\w.-]*+):(?:\d+|\*):[^\s:]++:[^\s:]++:"
+        r"(?P<secret>[^\s'\"]+)",
         ".pgpass",
         judge=_pgpass,
     ),
