@@ -296,11 +296,11 @@ def _flag_rule(flag: str, *tools: str, sub: str = "", attached: bool = False) ->
 def _signature(rule: Rule, match: re.Match[str]) -> Span | None:
     """A URL's or a signed header's signature: URL-safe and random, or a long hex digest
     (not `signature=parsed_signature` in code)."""
-    value = match.group("secret")
-    if not _URL_SAFE.fullmatch(value):
-        return None
+    safe = _URL_SAFE.match(match.group("secret"))  # up to a `;` or `)` after it
+    value = safe.group(0) if safe else ""
     if looks_random(value) or (len(value) >= 32 and _HEX_DIGEST.fullmatch(value)):
-        return rule.kind, *match.span("secret")
+        start = match.start("secret")
+        return rule.kind, start, start + len(value)
     return None
 
 
