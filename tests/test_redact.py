@@ -76,6 +76,7 @@ def test_command_line_and_config_shapes(text: str, secret: str) -> None:
         ('ENV["DEPLOY_TOKEN"] = "x9Y8z7W6v5"', "secret"),
         ("--token 7f3c9e1d2b4a6f80", "secret"),
         ("Proxy-Authorization: Basic " + "ZGV2OnMzY3IzdA==", "basic_auth"),
+        ("s3.pdf?X-Amz-Signature=" + "b497f9ce" * 8 + "; next", "url_signature"),  # hypothesis
     ],
 )
 def test_secret_values_by_key(text: str, expected: str) -> None:
