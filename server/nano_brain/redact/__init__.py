@@ -62,8 +62,9 @@ def _inside_marker(text: str, pos: int) -> bool:
 
 
 def _candidates(rule: Rule, text: str, lowered: str | None) -> Iterator[re.Match[str]]:
-    """Matches of `rule` in `text`; after a rejected one the search resumes one character
-    further (see `_apply`), so a secret inside a rejected candidate is still seen."""
+    """Matches of `rule` in `text`, the search resuming where `_apply` sends: after a
+    replaced secret, or one character on from a rejected candidate (a secret inside it is
+    still seen), or where the judge said."""
     pos = 0
     while pos <= len(text):
         if rule.finder is not None and lowered is not None:
