@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from . import fields, paths
 from .categorize import categorize
 from .chunking import chunk_text
 from .config import Config, LoadedConfig, load_config
@@ -39,7 +39,6 @@ from .timeutil import iso, parse_duration, parse_instant
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$")
 _UNSET: Any = object()
 
 
@@ -130,15 +129,13 @@ class Brain(VectorAccess):
         content = self._check_content(content)
         if self.config.redact.enabled:  # before hashing: the hash is of what is stored
             content, title = redact_text(content), redact_text(title) if title else title
-        user_tags = _clean_tags(tags)
-        if not _NAME.match(collection):
-            raise InvalidInputError(
-                f"invalid collection {collection!r}: letters, digits and _ . : / - (max 64)"
-            )
+        user_tags = fields.clean_tags(tags)
+        collection = fields.check_collection(collection)
         if kind not in KINDS:
             raise InvalidInputError(f"invalid kind {kind!r}: one of {', '.join(KINDS)}")
-        metadata = dict(metadata or {})
-        given_title = (title or "").strip()
+        metadata = fields.check_metadata(metadata)
+        source_path = fields.check_source_path(source_path)
+        given_title = fields.clean_title(title) or ""
         title = given_title or _title_of(content)
         all_tags = list(dict.fromkeys([*user_tags, *categorize(content)]))
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
@@ -627,6 +624,7 @@ class Brain(VectorAccess):
     def _check_content(self, content: object) -> str:
         if not isinstance(content, str):
             raise InvalidInputError("content must be text")
+        content = fields.strip_bom(content)
         if not content.strip():
             raise InvalidInputError("content is empty")
         try:
@@ -718,15 +716,3 @@ def _title_of(content: str) -> str:
         if line:
             return line[:80]
     return "untitled"
-
-
-def _clean_tags(tags: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for tag in tags:
-        if not isinstance(tag, str):
-            raise InvalidInputError(f"tag {tag!r} is not text")
-        tag = tag.strip()
-        if not tag or len(tag) > 64 or any(ch.isspace() for ch in tag) or "," in tag:
-            raise InvalidInputError(f"invalid tag {tag!r}: 1-64 characters, no spaces or commas")
-        out.append(tag)
-    return list(dict.fromkeys(out))

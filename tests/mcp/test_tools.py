@@ -260,6 +260,28 @@ BAD_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("memory_history", {"id": 7}, "id: Input should be a valid string"),
     ("memory_wake_up", {"budget_chars": 10}, "budget_chars"),
     ("memory_status", {"verbose": True}, "unknown argument"),
+    # Strict types at the edge: no JSON value stands in for another.
+    ("memory_query", {"query": "x", "max_results": True}, "max_results: Input should be a valid"),
+    ("memory_query", {"query": "x", "max_results": "10"}, "max_results: Input should be a valid"),
+    ("memory_query", {"query": "x", "max_results": 10.0}, "max_results: Input should be a valid"),
+    ("memory_query", {"query": "x", "include_content": "yes"}, "include_content: Input should"),
+    ("memory_query", {"query": "x", "explain": 1}, "explain: Input should be a valid boolean"),
+    ("memory_wake_up", {"budget_chars": "4000"}, "budget_chars: Input should be a valid"),
+    ("code_impact", {"symbol": "f", "depth": False}, "depth: Input should be a valid integer"),
+    # No control characters where a field is one line; bounded times.
+    ("memory_write", {"content": "x", "title": "nul\x00title"}, "title: must be one line"),
+    ("memory_write", {"content": "x", "source_path": "a\x00b.md"}, "source_path: must be one"),
+    ("memory_write", {"content": "x", "tags": ["nul\x00"]}, "tags.0: must be 1-64 characters"),
+    ("memory_write", {"content": "x", "metadata": {"k": "v\x00"}}, "metadata.k: text holds a"),
+    ("memory_write", {"content": "x", "metadata": {"k\x00": 1}}, "metadata.k\\x00.[key]: must be"),
+    ("memory_write", {"content": "x", "metadata": {"k": 2**70}}, "64-bit"),
+    ("memory_write", {"content": "x", "collection": "memory\n"}, "collection: must be letters"),
+    ("memory_write", {"content": "nul\x00content"}, "NUL"),
+    ("memory_query", {"query": "x", "created_after": "99999999999d"}, "longer than 9999 years"),
+    ("memory_query", {"query": "x", "as_of": "9999-12-31T23:59:59-01:00"}, "after year 9999"),
+    ("memory_query", {"query": "x", "created_before": "1" * 65}, "at most 64 characters"),
+    ("memory_retract", {"id": "x", "reason": "nul\x00"}, "reason: must be no control"),
+    ("code_callers", {"symbol": "f\x00"}, "symbol: must be one line without control"),
     ("memory_teleport", {}, "unknown tool"),
 ]
 
@@ -294,3 +316,15 @@ async def test_vector_search_without_a_model_says_so(serve: Any, tmp_path: Path)
         assert "vector search is unavailable" in message
         hybrid = await ok(client, "memory_query", {"query": "parsers"})
         assert hybrid["results"] and hybrid["legs"]["vector"].startswith("unavailable")
+
+
+async def test_a_leading_bom_is_dropped_from_title_and_content(
+    transport: tuple[str, Env, ClientFactory],
+) -> None:
+    name, _, connect = transport
+    async with connect() as client:
+        args = {"content": f"\ufeffBOM note over {name}", "title": f"\ufeffBOM title {name}"}
+        written = await ok(client, "memory_write", args)
+        doc = await ok(client, "memory_get", {"id": written["document"]["id"]})
+    assert doc["title"] == f"BOM title {name}"
+    assert doc["content"] == f"BOM note over {name}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,15 @@ def emit(data: Any, as_json: bool, human: Callable[[], None]) -> None:
 class _Group(click.Group):
     """Turns nano-brain errors into one line on stderr and a non-zero exit code."""
 
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
+        # Bytes that are not UTF-8 reach Python's argv as lone surrogates, which no store or
+        # output can encode: refuse them once, here, before any command sees them.
+        for arg in sys.argv[1:] if args is None else args:
+            if not _is_text(arg):
+                click.echo(f"nano-brain: error: argument {arg!r} is not UTF-8 text", err=True)
+                sys.exit(2)
+        return super().main(args, *rest, **kwargs)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -73,6 +82,14 @@ def main(verbose: int) -> None:
     logging.basicConfig(
         level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
+
+
+def _is_text(arg: str) -> bool:
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class progress_bar:
