@@ -246,6 +246,15 @@ def _token(  # type: ignore[no-untyped-def]
     return Rule(kind, re.compile(pattern), needles, judge, re.compile(finder) if finder else None)
 
 
+def _prefixed(kind: str, rest: str, *prefixes: str, glue: str = "", judge=None) -> list[Rule]:  # type: ignore[no-untyped-def]
+    """A rule per literal prefix: each searches for its own, longer literal (one pattern
+    with alternatives after a common `gh` or `gl` stops at every `github` or `global`)."""
+    return [
+        _token(kind, _lead(prefix, glue=glue) + rest, prefix.lower(), judge=judge)
+        for prefix in prefixes
+    ]
+
+
 def _lead(*literals: str, glue: str = "") -> str:
     """A token's literal prefix (or alternatives), not matched inside a longer word (letters,
     digits, `_` or `glue` right before it). The look-behind stands after the literal: the
@@ -278,19 +287,12 @@ _HEX_DIGEST = re.compile(r"[0-9a-fA-F]+")
 _FLAG_VALUE = r"(?P<secret>'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+)"
 
 
-def _flag_rule(flag: str, *tools: str, sub: str = "", attached: bool = False) -> Rule:
+def _flag_rule(flag: str, *tools: str, sub: str = "", attached: bool = False) -> list[Rule]:
     """`tool [sub ...] flag VALUE`: a password given on a command line (`sub`: only in that
     sub-command, as `docker login -p` but not `docker run -p 8080:80`)."""
     before = rf"\b[^\n|;&]{{0,200}}?[ \t]{sub}[^\n|;&]{{0,200}}?" if sub else r"\b[^\n|;&]{0,200}?"
-    return _token(
-        "cli_password",
-        _lead(*tools, glue="-")
-        + before
-        + rf"[ \t]{flag}[ \t]{'*' if attached else '+'}"
-        + _FLAG_VALUE,
-        *tools,
-        judge=_quoted_flag_value,
-    )
+    rest = before + rf"[ \t]{flag}[ \t]{'*' if attached else '+'}" + _FLAG_VALUE
+    return _prefixed("cli_password", rest, *tools, glue="-", judge=_quoted_flag_value)
 
 
 def _signature(rule: Rule, match: re.Match[str]) -> Span | None:
@@ -331,57 +333,31 @@ RULES: tuple[Rule, ...] = (
         "sk-",
         judge=_random,
     ),
-    _token(
-        "github_token",
-        _lead("gh") + r"[pousr]_[A-Za-z0-9]{36,255}+|" + _lead("github_pat_") + r"\w{22,255}+",
-        *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    ),
-    _token(
+    *_prefixed("github_token", r"[A-Za-z0-9]{36,255}+", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    *_prefixed("github_token", r"\w{22,255}+", "github_pat_"),
+    *_prefixed(
         "gitlab_token",
-        _lead("gl") + r"(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}+",
+        r"[A-Za-z0-9_-]{20,}+",
         *("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-"),
-        *("glagent-", "gloas-", "glffct-"),
+        *("glagent-", "gloas-", "glffct-", "GR1348941"),
     ),
-    _token("gitlab_token", _lead("GR1348941") + r"[A-Za-z0-9_-]{20,}+", "gr1348941"),
     _token("slack_token", _lead("x") + r"(?:ox[abposre]|app)-[A-Za-z0-9-]{10,}+", "xox", "xapp-"),
     _token(
         "slack_webhook",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]{20,}+)",
         "hooks.slack.com",
     ),
-    _token(
-        "stripe_key",
-        _lead("sk_", "rk_")
-        + r"(?:live|test)_[A-Za-z0-9]{16,}+|"
-        + _lead("whsec_")
-        + r"[A-Za-z0-9]{24,}+",
-        "_live_",
-        "_test_",
-        "whsec_",
-    ),
-    _token(
-        "huggingface_token",
-        _lead("hf_", "api_org_") + r"[A-Za-z0-9]{30,}+",
-        "hf_",
-        "api_org_",
-        judge=_random,
-    ),
+    *_prefixed("stripe_key", r"[A-Za-z0-9]{16,}+", "sk_live_", "rk_live_", "sk_test_", "rk_test_"),
+    *_prefixed("stripe_key", r"[A-Za-z0-9]{24,}+", "whsec_"),
+    *_prefixed("huggingface_token", r"[A-Za-z0-9]{30,}+", "hf_", "api_org_", judge=_random),
     _token(
         "sendgrid_key",
         _lead("SG.", glue=".") + r"[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{16,64}+",
         "sg.",
     ),
     _token("google_api_key", _lead("AIza", glue="-") + r"[0-9A-Za-z_-]{35}", "aiza"),
-    _token(
-        "google_oauth",
-        _lead("GOCSPX-", "ya29.", glue="-")
-        + r"[A-Za-z0-9_-]{20,}+|"
-        + _lead("1//0", glue="-")
-        + r"[A-Za-z0-9_-]{30,}+",
-        "gocspx-",
-        "ya29.",
-        "1//0",
-    ),
+    *_prefixed("google_oauth", r"[A-Za-z0-9_-]{20,}+", "GOCSPX-", "ya29.", glue="-"),
+    *_prefixed("google_oauth", r"[A-Za-z0-9_-]{30,}+", "1//0", glue="-"),
     _token(
         "aws_access_key",
         _lead("AKIA", "ASIA", "ABIA", "ACCA")
@@ -398,14 +374,7 @@ RULES: tuple[Rule, ...] = (
     _token("pypi_token", _lead("pypi-") + r"AgE[A-Za-z0-9_-]{50,}+", "pypi-"),
     _token("docker_token", _lead("dckr_pat_") + r"[A-Za-z0-9_-]{20,}+", "dckr_pat_"),
     _token("digitalocean_token", _lead("do") + r"[por]_v1_[a-f0-9]{64}", "_v1_"),
-    _token(
-        "shopify_token",
-        _lead("shp") + r"(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
-        "shpat_",
-        "shpca_",
-        "shppa_",
-        "shpss_",
-    ),
+    *_prefixed("shopify_token", r"[a-fA-F0-9]{32}", "shpat_", "shpca_", "shppa_", "shpss_"),
     _token(
         "vault_token", _lead("hv", glue=".") + r"[sbr]\.[A-Za-z0-9_-]{24,}+", "hvs.", "hvb.", "hvr."
     ),
@@ -512,11 +481,11 @@ RULES: tuple[Rule, ...] = (
         "mariadb",
         judge=_quoted_flag_value,
     ),
-    _flag_rule("-p", "sshpass", attached=True),
-    _flag_rule("-p", "docker", "podman", "buildah", "skopeo", "helm", "oras", "az", sub="login"),
-    _flag_rule("-a", "redis-cli"),
-    _flag_rule("-k", "openssl"),
-    _flag_rule("-P", "zip", "unzip"),
+    *_flag_rule("-p", "sshpass", attached=True),
+    *_flag_rule("-p", "docker", "podman", "buildah", "skopeo", "helm", "oras", "az", sub="login"),
+    *_flag_rule("-a", "redis-cli"),
+    *_flag_rule("-k", "openssl"),
+    *_flag_rule("-P", "zip", "unzip"),
     _token(
         "cli_password",
         r"(?i)identified[ \t]+by[ \t]+(?:password[ \t]+)?'(?P<secret>[^'\n]+)'",
