@@ -87,6 +87,12 @@ class ReviewConfig(_Section):
     """Notes written by agents (MCP) or harvested start `unreviewed` until a person confirms."""
 
 
+class RedactConfig(_Section):
+    enabled: bool = True
+    """Replace credentials in every note with `[REDACTED:<kind>]` before it is stored
+    (harvested transcripts are redacted whatever this says)."""
+
+
 class EmbeddingConfig(_Section):
     provider: Literal["local", "ollama", "openai", "none"] = "local"
     model: str | None = None
@@ -274,6 +280,7 @@ class Config(_Section):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     decay: DecayConfig = Field(default_factory=DecayConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
+    redact: RedactConfig = Field(default_factory=RedactConfig)
 
 
 class LoadedConfig(BaseModel):

@@ -6,6 +6,7 @@ OpenAI-compatible endpoint for the summary, and `harvester` stores the summaries
 incrementally (a stat per unchanged session), stickily (tombstones) and on file events.
 """
 
+from ..redact import Redaction, redact, redact_text
 from ._files import ReadLimits, fingerprint
 from .config import HarvestConfig, load_harvest_config
 from .digest import Digest, ErrorNote, build_digest, conversation_text
@@ -19,7 +20,6 @@ from .model import (
     ToolCall,
     TranscriptError,
 )
-from .redact import Redaction, redact, redact_text
 from .sources import HarvestLocations, discover_sessions, load_session
 from .summarize import (
     DigestSummarizer,

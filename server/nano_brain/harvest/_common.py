@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..redact import redact_text
 from ._files import (
     DEFAULT_LIMITS,
     SKIP_MALFORMED,
@@ -221,7 +222,8 @@ def span(times: Sequence[float | None]) -> tuple[float | None, float | None]:
 
 
 def one_line(text: str, limit: int = _MAX_SUMMARY) -> str:
-    flat = " ".join(str(text).split())
+    # Redacted before the cut: a secret cut in half is no longer recognisable as one.
+    flat = " ".join(redact_text(str(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -229,8 +231,9 @@ def short_error(text: Any) -> str:
     """The first meaningful lines of an error output, bounded."""
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False, sort_keys=True) if text else ""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return one_line(" | ".join(lines[:3]), _MAX_ERROR) if lines else "error"
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()][:3]
+    lines = redact_text("\n".join(lines)).splitlines()  # a key's body cut after 3 lines, too
+    return one_line(" | ".join(lines), _MAX_ERROR) if lines else "error"
 
 
 def block_text(content: Any, *, types: tuple[str, ...] = ("text",)) -> str:

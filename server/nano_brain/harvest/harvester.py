@@ -39,13 +39,13 @@ from typing import Any, Literal
 from ..errors import NanoBrainError, TombstonedError
 from ..fields import is_tag
 from ..filters import STATUSES, Filters
+from ..redact import redact_text
 from ..timeutil import iso
 from ._common import describe_skipped
 from ._files import ReadLimits, warn_once
 from .config import HarvestConfig, harvest_config_of
 from .digest import Digest, build_digest
 from .model import AgentName, Session, SessionSource, TranscriptError, is_within
-from .redact import redact_text
 from .sources import HarvestLocations, discover_sessions, load_session
 from .summarize import DIGEST, Summarizer, Summary, create_summarizer
 
