@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (each module registers its commands)
     mcp_cmd,
     memory,
     search,
+    ui_cmd,
 )
 from ._app import main
 
