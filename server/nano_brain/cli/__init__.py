@@ -3,6 +3,7 @@
 from . import (  # noqa: F401  (each module registers its commands)
     code_cmd,
     config_cmd,
+    doctor_cmd,
     documents,
     harvest_cmd,
     lsp_cmd,

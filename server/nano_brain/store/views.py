@@ -132,8 +132,7 @@ class ViewQueries:
             ),
         )
         return [
-            TimelinePoint(r[0], r[1], r[2], r[3], float(r[4]), r[5], r[6], bool(r[7]))
-            for r in rows
+            TimelinePoint(r[0], r[1], r[2], r[3], float(r[4]), r[5], r[6], bool(r[7])) for r in rows
         ]
 
     def successors_of(self: Store, uids: list[str]) -> dict[str, tuple[str, str]]:

@@ -252,9 +252,7 @@ class _Api:
     async def log(self, request: Request) -> dict[str, Any]:
         limit = _int(request, "limit", 100, 1, 1000)
         ref = request.query_params.get("id")
-        entries = await _run(
-            partial(self.brain.log, ref=_uid(ref) if ref else None, limit=limit)
-        )
+        entries = await _run(partial(self.brain.log, ref=_uid(ref) if ref else None, limit=limit))
         return {"entries": [e.model_dump() for e in entries]}
 
     async def document(self, request: Request) -> dict[str, Any]:

@@ -237,8 +237,13 @@ class MemoryViews:
         return {
             "commits": "commit" in KINDS,
             "files": [
-                {"path": w.path, "notes": w.notes, "anchors": w.anchors, "stale": w.stale,
-                 "commits": w.commits}  # fmt: skip
+                {
+                    "path": w.path,
+                    "notes": w.notes,
+                    "anchors": w.anchors,
+                    "stale": w.stale,
+                    "commits": w.commits,
+                }  # fmt: skip
                 for w in weights
             ],
             "root": str(self.brain.root),
@@ -277,4 +282,3 @@ def _version(doc: Document) -> dict[str, Any]:
 
 def _op(line: str) -> str:
     return "@" if line.startswith("@@") else (line[:1] or " ")
-
