@@ -54,6 +54,15 @@ QUERIES = [
 ]
 
 
+SYLLABLES = "ka lo mi ren tsu va pe dor quin ash bel cor fen gis hal jut".split()
+VOCABULARY = [a + b + c for a in SYLLABLES for b in SYLLABLES for c in SYLLABLES[:4]]
+"""1,024 made-up words for the body of the notes, so that a query's words (from WORDS, two
+per note) match a few hundred notes, as in a real store, not all of them."""
+SESSION = 25
+"""Notes written by one Brain before the next is opened: a store's notes come in sessions
+(threads), not as one thread of 10k notes."""
+
+
 def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NANO_BRAIN_")}
     for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
@@ -72,21 +81,26 @@ def build(root: Path, notes: int, env: dict[str, str]) -> float:
     now = time.time()
     config = load_config(root, overrides={"embedding": {"embed_on_write": False}})
     decisions: list[str] = []
+    for first in range(0, notes, SESSION):
+        # writes only: the vectors are computed in one batched pass at the end
+        with Brain(root, config=config, provider=None, code_provider=None) as brain:
+            for i in range(first, min(notes, first + SESSION)):
+                topic = [rng.choice(WORDS) for _ in range(2)]
+                body = [rng.choice(VOCABULARY) for _ in range(40)]
+                words = " ".join(topic + body)
+                decision = i % 10 == 0
+                supersedes = decisions[-1] if decision and decisions and i % 50 == 0 else None
+                doc = brain.write(
+                    f"Note {i}: {words}.",
+                    title=f"{'Decision' if decision else 'Note'} {i}: {' '.join(topic)}",
+                    tags=["decision"] if decision else [topic[0]],
+                    collection=rng.choice(("memory", "ops", "design", "billing", "infra")),
+                    created_at=now - (notes - i) * (2 * 365 * 86400 / notes),
+                    supersedes=supersedes,
+                )
+                if decision:
+                    decisions.append(doc.document.id)
     with Brain(root, config=config) as brain:
-        for i in range(notes):
-            words = " ".join(rng.choice(WORDS) for _ in range(40))
-            decision = i % 10 == 0
-            supersedes = decisions[-1] if decision and decisions and i % 50 == 0 else None
-            doc = brain.write(
-                f"Note {i}: {words}.",
-                title=f"{'Decision' if decision else 'Note'} {i}: {' '.join(words.split()[:5])}",
-                tags=["decision"] if decision else [rng.choice(WORDS)],
-                collection=rng.choice(("memory", "ops", "design", "billing", "infra")),
-                created_at=now - (notes - i) * (2 * 365 * 86400 / notes),
-                supersedes=supersedes,
-            )
-            if decision:
-                decisions.append(doc.document.id)
         brain.embed_pending()
         brain.store.checkpoint()
     return time.perf_counter() - start
