@@ -113,7 +113,8 @@ def build_store(env: Env, provider: EmbeddingProvider) -> Fixture:
         with Brain(ws, config=config, provider=provider, code_provider=None) as brain:
             CodeIndex(brain).index()
         with Brain(ws, config=config, provider=provider, actor="mcp") as agent:
-            for i, title in enumerate(("Agent: cache warm-up order", "Agent: flaky test list")):
+            titles = ("Agent: cache warm-up order", "Agent: flaky test list", "Agent: port map")
+            for i, title in enumerate(titles):
                 doc = agent.write(
                     f"{title}. Written by an agent in session {i}.", title=title, tags=["agent"]
                 )

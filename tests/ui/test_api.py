@@ -4,6 +4,7 @@ view's data (checked against the fixture's input) and the review actions, audite
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -278,7 +279,7 @@ def test_review_actions_change_status_through_the_brain_and_are_audited_as_ui(
             queue = http.get("/api/review").json()
             assert queue["review"] is True
             assert {d["id"] for d in queue["documents"]} >= fx.unreviewed
-            first, second = sorted(fx.unreviewed)
+            first, second = fx.ids["agent0"], fx.ids["agent1"]
             confirmed = http.post(f"/api/documents/{first}/confirm").json()
             assert confirmed["status"] == "active"
             retracted = http.post(f"/api/documents/{second}/retract", json={"reason": "wrong"})
@@ -299,6 +300,22 @@ def test_review_actions_change_status_through_the_brain_and_are_audited_as_ui(
             assert not (left & {first, second})
     finally:
         server.stop()
+
+
+def test_many_confirms_at_once_change_the_status_once(ui: UiServer, built) -> None:
+    fx: Fixture = built[1]
+    target = fx.ids["agent2"]
+
+    def confirm(_: int) -> int:
+        with ui.http() as http:
+            return http.post(f"/api/documents/{target}/confirm").status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(confirm, range(8))) == [200] * 8
+    with ui.http() as http:
+        entries = http.get("/api/log", params={"id": target}).json()["entries"]
+        assert [e["action"] for e in entries].count("confirm") == 1
+        assert http.get(f"/api/documents/{target}").json()["document"]["status"] == "active"
 
 
 def test_a_second_ui_reuses_the_running_server_with_a_fresh_link(ui: UiServer) -> None:
