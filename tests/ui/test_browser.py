@@ -79,7 +79,9 @@ def test_search_document_diff_review_and_audit_in_the_browser(browser, ui: UiSer
         # a filter that excludes both: only unreviewed documents
         page.check("input[name=status][value=unreviewed]")
         page.click("#search-form button[type=submit]")
-        page.wait_for_function("document.querySelectorAll('#results li.hit').length === 0")
+        page.wait_for_selector("#results[data-state=ready]")  # the submit set it to loading
+        assert page.locator("#results li.hit").count() == 0
+        assert "Nothing found" in page.inner_text("#results")
 
         # open a document, diff its first and last versions
         page.goto(f"{ui.url}#/doc/{fx.ids['versioned']}")
