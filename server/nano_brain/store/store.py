@@ -15,8 +15,10 @@ from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
 from . import _file
 from ._sqlite import load_vec, sqlite_module
+from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .vectors import VectorStore
+from .views import ViewQueries
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +117,7 @@ class Hit:
     score: float
 
 
-class Store(VectorStore):
+class Store(ViewQueries, HealthChecks, VectorStore):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
 
     A store this process may not write is opened read-only: reads work, writes raise
