@@ -16,7 +16,7 @@ from . import paths
 from .categorize import categorize
 from .chunking import chunk_text
 from .config import Config, LoadedConfig, load_config
-from .embedding import EmbeddingProvider, create_provider
+from .embedding import EmbeddingProvider, create_provider, model_name
 from .errors import (
     EmbeddingError,
     InvalidInputError,
@@ -622,14 +622,19 @@ class Brain(VectorAccess):
 
     # -- status -------------------------------------------------------------------------------
 
-    def status(self) -> dict[str, Any]:
+    def status(self, *, load_model: bool = True) -> dict[str, Any]:
+        """Counts, model and search legs. Without `load_model` the vector leg is judged from
+        the configured model's name (a CLI call must not start the embedding runtime)."""
         counts = self.store.counts()
         recorded = self.store.vector_model()
-        provider, why = (
-            self.provider()
-            if self.config.embedding.provider != "none"
-            else (None, "embedding.provider is none")
-        )
+        if not load_model and self._provider is _UNSET:
+            provider, why = _unloaded(self.config, recorded)
+        else:
+            provider, why = (
+                self.provider()
+                if self.config.embedding.provider != "none"
+                else (None, "embedding.provider is none")
+            )
         return {
             "workspace": str(self.root),
             "workspace_id": self.workspace_id,
@@ -688,6 +693,28 @@ class Brain(VectorAccess):
         if row is None:
             raise NotFoundError(f"no document {ref} in this workspace")
         return row
+
+
+class _Unloaded:
+    """The configured model as `status` reports it when the model is not loaded."""
+
+    def __init__(self, name: str, dim: int | None) -> None:
+        self.name, self.dim = name, dim
+
+
+def _unloaded(config: Config, recorded: tuple[str, int] | None) -> tuple[Any, str]:
+    try:
+        name = model_name(config.embedding)
+    except EmbeddingError as exc:
+        return None, str(exc)
+    if name is None:
+        return None, "embedding.provider is none"
+    if recorded is not None and recorded[0] != name:
+        return None, (
+            f"the store's vectors come from {recorded[0]} ({recorded[1]}d) but the "
+            f"configured model is {name}; run `nano-brain reembed`"
+        )
+    return _Unloaded(name, recorded[1] if recorded else None), ""
 
 
 def _is_decision(row: DocumentRow) -> bool:

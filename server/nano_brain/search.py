@@ -12,9 +12,8 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .config import Config
@@ -24,6 +23,9 @@ from .filters import Filters, Kind, Status
 from .models import SearchHit, SearchResponse
 from .store import BM25_WEIGHTS, Hit, Store
 from .timeutil import iso, parse_duration, parse_instant
+
+if TYPE_CHECKING:  # numpy only when the vector leg runs
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -364,6 +366,8 @@ def _collect(ranked: dict[str, list[Hit]]) -> list[_Candidate]:
 def _rescore(
     q: np.ndarray, chunk_ids: list[int], doc_ids: list[int], matrix: np.ndarray, pool: int
 ) -> list[Hit]:
+    import numpy as np
+
     if not chunk_ids:
         return []
     sims = matrix @ q.astype(np.float32)

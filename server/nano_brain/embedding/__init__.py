@@ -7,14 +7,35 @@ from ..errors import EmbeddingError
 from . import shipped as _shipped  # noqa: F401  (registers the shipped local models)
 from .base import EmbeddingProvider, normalize
 from .local import LOCAL_MODELS, LocalModelSpec, LocalOnnxProvider
-from .remote import OllamaProvider, OpenAIProvider
 
 __all__ = [
     "EmbeddingProvider",
     "LocalModelSpec",
     "create_provider",
+    "model_name",
     "normalize",
 ]
+
+
+_OLLAMA_MODEL = "nomic-embed-text"
+_OPENAI_MODEL = "text-embedding-3-small"
+
+
+def model_name(config: EmbeddingConfig) -> str | None:
+    """The name `create_provider(config)` records in the store, without loading anything
+    (None for `provider: none`); an unknown local model raises as `create_provider` does."""
+    from . import local
+
+    if config.provider == "none":
+        return None
+    if config.provider == "local":
+        key = config.model or local.DEFAULT_LOCAL_MODEL
+        if key not in LOCAL_MODELS:
+            known = ", ".join(sorted(LOCAL_MODELS)) or "none"
+            raise EmbeddingError(f"unknown local model {key!r} (shipped: {known})")
+        return f"local/{key}"
+    default = _OLLAMA_MODEL if config.provider == "ollama" else _OPENAI_MODEL
+    return f"{config.provider}/{config.model or default}"
 
 
 def create_provider(config: EmbeddingConfig) -> EmbeddingProvider | None:
@@ -30,15 +51,17 @@ def create_provider(config: EmbeddingConfig) -> EmbeddingProvider | None:
             known = ", ".join(sorted(LOCAL_MODELS)) or "none"
             raise EmbeddingError(f"unknown local model {key!r} (shipped: {known})")
         return LocalOnnxProvider(spec, threads=config.threads)
+    from .remote import OllamaProvider, OpenAIProvider  # httpx: only for remote providers
+
     if config.provider == "ollama":
         return OllamaProvider(
-            model=config.model or "nomic-embed-text",
+            model=config.model or _OLLAMA_MODEL,
             base_url=config.base_url or "http://127.0.0.1:11434",
             timeout_s=config.timeout_s,
             dimensions=config.dimensions,
         )
     return OpenAIProvider(
-        model=config.model or "text-embedding-3-small",
+        model=config.model or _OPENAI_MODEL,
         base_url=config.base_url or "https://api.openai.com/v1",
         timeout_s=config.timeout_s,
         dimensions=config.dimensions,

@@ -9,9 +9,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy only where vectors are read or written, not on every open
+    import numpy as np
 
 from ..errors import StoreError
 from ..filters import Filters
@@ -751,6 +752,8 @@ class Store:
 
     def store_vectors(self, items: Sequence[tuple[int, int, np.ndarray]]) -> int:
         """Save unit vectors for chunks that still exist; returns how many were stored."""
+        import numpy as np
+
         model = self.vector_model()
         if model is None:
             raise StoreError("no embedding model is recorded in the store")
@@ -786,6 +789,8 @@ class Store:
         (False): the index is partitioned so, and a note search never wades through the
         code index's many more vectors.
         """
+        import numpy as np
+
         model = self.vector_model()
         if model is None:
             return []
@@ -822,6 +827,8 @@ class Store:
         self, chunk_ids: Sequence[int], filters: Filters
     ) -> tuple[list[int], list[int], np.ndarray]:
         """Full vectors of those chunks that pass the filters: (chunk ids, doc ids, matrix)."""
+        import numpy as np
+
         if not chunk_ids:
             return [], [], np.zeros((0, 0), dtype=np.float32)
         where, params = self._predicate(filters)
@@ -956,6 +963,8 @@ def _quantizer(dim: int) -> str:
 
 
 def _unpack(rows: list[Any]) -> tuple[list[int], list[int], np.ndarray]:
+    import numpy as np
+
     if not rows:
         return [], [], np.zeros((0, 0), dtype=np.float32)
     matrix = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
