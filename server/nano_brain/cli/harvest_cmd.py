@@ -69,7 +69,7 @@ def harvest(
     db: Path | None,
     as_json: bool,
 ) -> None:
-    """Summarise this workspace's agent sessions into memory (new and grown ones only)."""
+    """Summarise this workspace's agent sessions into memory (new and grown ones)."""
     with _open(workspace, db) as brain:
         harvester = Harvester(brain)
         report = harvester.run_once(agents=agents or None, dry_run=dry_run)  # type: ignore[arg-type]
@@ -122,7 +122,7 @@ def watch(
 
 @main.command()
 @click.option("--ticket", help="Only sessions tagged with this ticket id (e.g. ABC-123).")
-@click.option("--limit", "-n", type=int, default=50, show_default=True)
+@click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
 @common_options
 def sessions(
     ticket: str | None, limit: int, workspace: Path | None, db: Path | None, as_json: bool
