@@ -316,3 +316,24 @@ def test_index_progress_is_visible_without_a_terminal(workspace: Path) -> None:
     lines = out.stderr.decode().splitlines()
     assert "nano-brain: indexing 3/3 (100%)" in lines, lines
     assert all(line.startswith("nano-brain: ") for line in lines), lines
+
+
+@pytest.mark.parametrize("provider", ["ollama", "openai"])
+def test_status_names_a_remote_model_without_calling_it(seeded: Path, provider: str) -> None:
+    from nano_brain.config import EmbeddingConfig
+    from nano_brain.embedding import create_provider
+
+    env = {
+        "NANO_BRAIN_EMBEDDING__PROVIDER": provider,
+        "NANO_BRAIN_EMBEDDING__BASE_URL": "http://127.0.0.1:9",
+    }
+    os.environ.update(env)
+    try:
+        out = run(seeded, "status", "--json", lexical=False)  # port 9: nothing listens
+    finally:
+        for key in env:
+            del os.environ[key]
+    assert out.returncode == 0, out.stderr
+    status = json.loads(out.stdout)
+    expected = create_provider(EmbeddingConfig(provider=provider))  # built, never called
+    assert expected is not None and status["embedding"]["model"] == expected.name

@@ -114,10 +114,7 @@ class Brain(VectorAccess):
             self.store.reset_vectors(provider.name, provider.dim, only_if_absent=True)
             recorded = self.store.vector_model()
         elif recorded != (provider.name, provider.dim):
-            return None, (
-                f"the store's vectors come from {recorded[0]} ({recorded[1]}d) but the "
-                f"configured model is {provider.name} ({provider.dim}d); run `nano-brain reembed`"
-            )
+            return None, _mismatch(recorded, provider.name, provider.dim)
         return provider, ""
 
     # -- documents ------------------------------------------------------------------------
@@ -710,11 +707,16 @@ def _unloaded(config: Config, recorded: tuple[str, int] | None) -> tuple[Any, st
     if name is None:
         return None, "embedding.provider is none"
     if recorded is not None and recorded[0] != name:
-        return None, (
-            f"the store's vectors come from {recorded[0]} ({recorded[1]}d) but the "
-            f"configured model is {name}; run `nano-brain reembed`"
-        )
+        return None, _mismatch(recorded, name, None)
     return _Unloaded(name, recorded[1] if recorded else None), ""
+
+
+def _mismatch(recorded: tuple[str, int], name: str, dim: int | None) -> str:
+    model = f"{name} ({dim}d)" if dim else name
+    return (
+        f"the store's vectors come from {recorded[0]} ({recorded[1]}d) but the "
+        f"configured model is {model}; run `nano-brain reembed`"
+    )
 
 
 def _is_decision(row: DocumentRow) -> bool:

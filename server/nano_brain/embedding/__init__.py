@@ -24,33 +24,20 @@ _OPENAI_MODEL = "text-embedding-3-small"
 def model_name(config: EmbeddingConfig) -> str | None:
     """The name `create_provider(config)` records in the store, without loading anything
     (None for `provider: none`); an unknown local model raises as `create_provider` does."""
-    from . import local
-
     if config.provider == "none":
         return None
     if config.provider == "local":
-        key = config.model or local.DEFAULT_LOCAL_MODEL
-        if key not in LOCAL_MODELS:
-            known = ", ".join(sorted(LOCAL_MODELS)) or "none"
-            raise EmbeddingError(f"unknown local model {key!r} (shipped: {known})")
-        return f"local/{key}"
+        return f"local/{_local_spec(config).key}"
     default = _OLLAMA_MODEL if config.provider == "ollama" else _OPENAI_MODEL
     return f"{config.provider}/{config.model or default}"
 
 
 def create_provider(config: EmbeddingConfig) -> EmbeddingProvider | None:
     """The provider a config asks for; None for `provider: none` (lexical search only)."""
-    from . import local
-
     if config.provider == "none":
         return None
     if config.provider == "local":
-        key = config.model or local.DEFAULT_LOCAL_MODEL
-        spec = LOCAL_MODELS.get(key)
-        if spec is None:
-            known = ", ".join(sorted(LOCAL_MODELS)) or "none"
-            raise EmbeddingError(f"unknown local model {key!r} (shipped: {known})")
-        return LocalOnnxProvider(spec, threads=config.threads)
+        return LocalOnnxProvider(_local_spec(config), threads=config.threads)
     from .remote import OllamaProvider, OpenAIProvider  # httpx: only for remote providers
 
     if config.provider == "ollama":
@@ -67,3 +54,14 @@ def create_provider(config: EmbeddingConfig) -> EmbeddingProvider | None:
         dimensions=config.dimensions,
         api_key_env=config.api_key_env,
     )
+
+
+def _local_spec(config: EmbeddingConfig) -> LocalModelSpec:
+    from . import local
+
+    key = config.model or local.DEFAULT_LOCAL_MODEL
+    spec = LOCAL_MODELS.get(key)
+    if spec is None:
+        known = ", ".join(sorted(LOCAL_MODELS)) or "none"
+        raise EmbeddingError(f"unknown local model {key!r} (shipped: {known})")
+    return spec

@@ -49,7 +49,9 @@ local function model_text(model)
   if model.name == nil or model.name == vim.NIL then
     return ("none (%s)"):format(tostring(model.reason or model.provider))
   end
-  return ("%s (%s, %sd)"):format(model.name, tostring(model.provider), tostring(model.dim))
+  -- the CLI reports no dimension until the store holds vectors (it does not load the model)
+  local dim = (model.dim == nil or model.dim == vim.NIL) and "?" or tostring(model.dim)
+  return ("%s (%s, %sd)"):format(model.name, tostring(model.provider), dim)
 end
 
 local function report_server(nb, client)
