@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -131,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = {}
     for name, sample in times.items():
         p50 = statistics.median(sample)
-        p90 = sorted(sample)[max(0, int(len(sample) * 0.9) - 1)]
+        p90 = sorted(sample)[max(0, math.ceil(len(sample) * 0.9) - 1)]
         if name == "--help":
             limit = HELP_RATIO * floor + HELP_EXTRA_MS
         else:
