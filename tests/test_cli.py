@@ -337,3 +337,11 @@ def test_status_names_a_remote_model_without_calling_it(seeded: Path, provider: 
     status = json.loads(out.stdout)
     expected = create_provider(EmbeddingConfig(provider=provider))  # built, never called
     assert expected is not None and status["embedding"]["model"] == expected.name
+
+
+def test_bare_group_prints_help_and_a_bad_subcommand_is_one_line(workspace: Path) -> None:
+    for args in ([], ["config"]):
+        out = subprocess.run([EXE, *args], capture_output=True, timeout=60)
+        assert out.returncode == 0 and out.stdout.startswith(b"Usage: nano-brain"), out
+    out = subprocess.run([EXE, "config", "bogus"], capture_output=True, timeout=60)
+    assert_one_line_error(out, 2, "no such command 'bogus' (see nano-brain config --help)")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import __version__, paths
+from .. import __version__
 from ..errors import InvalidInputError, NanoBrainError, NotFoundError
 from ._progress import progress_bar
 
@@ -92,6 +92,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     name: (module, text) for module, names in _MODULES.items() for name, text in names.items()
 }
 
+# click >= 8.2 raises this for a group called without a command (8.1 printed the help itself).
+_NoArgsIsHelp: type[click.UsageError] = getattr(
+    click.exceptions, "NoArgsIsHelpError", type("_Never", (click.UsageError,), {})
+)
+
 #: Exit codes besides the error tree's (README "Using the CLI").
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -120,6 +125,7 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def load_workspace(workspace: Path | None) -> tuple[Path, LoadedConfig]:
     """The workspace root (which must be a folder) and its effective config."""
+    from .. import paths
     from ..config import load_config
 
     root = paths.workspace_root(workspace)
@@ -138,6 +144,7 @@ def open_brain(
 ) -> Brain:
     """The workspace's Brain. Only commands that write new content pass `create`: every other
     command on a store that does not exist says so and creates no file or folder."""
+    from .. import paths
     from ..brain import Brain
 
     root, config = loaded or load_workspace(workspace)
@@ -197,6 +204,9 @@ class _Group(click.Group):
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
+        except _NoArgsIsHelp as exc:  # bare `nano-brain` or `nano-brain config`: the help
+            click.echo(exc.ctx.get_help() if exc.ctx else "")
+            sys.exit(0)
         except click.UsageError as exc:
             command = exc.ctx.command_path if exc.ctx else "nano-brain"
             message = exc.format_message().rstrip(". ")
