@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -220,7 +221,7 @@ class _Group(click.Group):
             fail("interrupted", EXIT_INTERRUPTED)
         except BrokenPipeError:
             # `nano-brain list | head`: the reader left; nothing to report, nothing to flush.
-            sys.stdout = open("/dev/null", "w")  # noqa: SIM115
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
             sys.exit(0)
         except OSError as exc:
             where = f": {exc.filename}" if exc.filename else ""
