@@ -6,6 +6,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nano_brain import Brain, InvalidInputError, NotFoundError, SearchRequest
@@ -295,16 +296,7 @@ def _inject_foreign_rows(target: Brain, source: Brain) -> None:
                 blob = src._rows("SELECT embedding FROM chunk_vectors WHERE chunk_id = ?", (c[6],))[
                     0
                 ][0]
-                store._exec(
-                    "INSERT INTO chunk_vectors (chunk_id, doc_id, workspace_id, embedding) "
-                    "VALUES (?, ?, ?, ?)",
-                    (cid, new_id, c[7], blob),
-                )
-                store._exec(
-                    "INSERT INTO vec_chunks (chunk_id, embedding) VALUES "
-                    "(?, vec_quantize_binary(?))",
-                    (cid, blob),
-                )
+                store.store_vectors([(cid, new_id, np.frombuffer(blob, dtype=np.float32))])
     assert (
         store._rows(
             "SELECT count(*) FROM documents WHERE workspace_id != ?", (store.workspace_id,)

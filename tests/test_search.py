@@ -176,7 +176,8 @@ def test_explain_shows_every_component(brain: Brain) -> None:
     ex = hit.explain
     assert ex is not None and set(ex["ranks"]) == {"lexical", "vector"}
     assert ex["fused"] == pytest.approx(ex.get("lexical_rrf", 0) + ex.get("vector_rrf", 0))
-    assert ex["final"] == pytest.approx(ex["fused"] * ex["recency_boost"])
+    best_possible = (1.5 + 1.0) / (10 + 1)  # first in both legs, default weights and rrf_k
+    assert ex["final"] == pytest.approx(ex["fused"] * ex["recency_boost"] / best_possible)
     assert hit.score == pytest.approx(ex["final"], abs=1e-6)
 
 

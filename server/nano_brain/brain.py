@@ -16,14 +16,10 @@ from . import paths
 from .categorize import categorize
 from .chunking import chunk_text
 from .config import Config, LoadedConfig, load_config
-from .embedding import EmbeddingProvider, create_provider, model_name
-from .errors import (
-    EmbeddingError,
-    InvalidInputError,
-    ModelMismatchError,
-    NotFoundError,
-    TombstonedError,
-)
+from .embedder import UNSET as _UNSET_PROVIDER
+from .embedder import Embedder
+from .embedding import EmbeddingProvider
+from .errors import InvalidInputError, NanoBrainError, NotFoundError, TombstonedError
 from .filters import KINDS, Filters
 from .models import (
     AuditEntry,
@@ -36,7 +32,8 @@ from .models import (
 )
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, Store
-from .timeutil import iso, parse_instant
+from .store.vectors import Space
+from .timeutil import iso, parse_duration, parse_instant
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +56,8 @@ class Brain(VectorAccess):
         *,
         config: Config | LoadedConfig | None = None,
         db_path: str | Path | None = None,
-        provider: EmbeddingProvider | None = _UNSET,
+        provider: EmbeddingProvider | None = _UNSET_PROVIDER,
+        code_provider: EmbeddingProvider | None = _UNSET_PROVIDER,
         actor: str = "cli",
     ) -> None:
         self.actor = actor
@@ -79,12 +77,16 @@ class Brain(VectorAccess):
             self.workspace_id,
             busy_timeout_ms=self.config.storage.busy_timeout_ms,
         )
-        self._provider: EmbeddingProvider | None = provider
-        self._provider_error: str | None = None
-        self._provider_lock = threading.Lock()
+        self.embedder = Embedder(
+            self.store, self.config.embedding, text=provider, code=code_provider
+        )
+        """Providers per embedding space, the pending queue and its background worker."""
+        self._threads: dict[str, tuple[str, int, float]] = {}
+        self._thread_lock = threading.Lock()
         self._search = SearchPipeline(self.store, self.config, self)
 
     def close(self) -> None:
+        self.embedder.stop()
         self.store.close()
 
     def __enter__(self) -> Brain:
@@ -95,27 +97,13 @@ class Brain(VectorAccess):
 
     # -- embedding provider -------------------------------------------------------------
 
-    def provider(self) -> tuple[EmbeddingProvider | None, str]:
-        """The provider when its vectors match the store's; else None and the reason."""
-        with self._provider_lock:
-            if self._provider is _UNSET:
-                try:
-                    self._provider = create_provider(self.config.embedding)
-                except EmbeddingError as exc:
-                    log.warning("embedding provider unavailable: %s", exc)
-                    self._provider, self._provider_error = None, str(exc)
-                if self._provider is None and self._provider_error is None:
-                    self._provider_error = "embedding.provider is none"
-            provider = self._provider
-        if provider is None:
-            return None, self._provider_error or "no embedding provider"
-        recorded = self.store.vector_model()
-        if recorded is None:
-            self.store.reset_vectors(provider.name, provider.dim, only_if_absent=True)
-            recorded = self.store.vector_model()
-        elif recorded != (provider.name, provider.dim):
-            return None, _mismatch(recorded, provider.name, provider.dim)
-        return provider, ""
+    def provider(self, space: Space = "text") -> tuple[EmbeddingProvider | None, str]:
+        """A space's provider when its vectors match the store's; else None and the reason."""
+        return self.embedder.provider(space)
+
+    def providers(self) -> tuple[EmbeddingProvider | None, EmbeddingProvider | None]:
+        """The loaded (text, code) providers, to share with other Brains of one process."""
+        return self.embedder.loaded("text"), self.embedder.loaded("code")
 
     # -- documents ------------------------------------------------------------------------
 
@@ -152,7 +140,8 @@ class Brain(VectorAccess):
         if kind not in KINDS:
             raise InvalidInputError(f"invalid kind {kind!r}: one of {', '.join(KINDS)}")
         metadata = dict(metadata or {})
-        title = (title or "").strip() or _title_of(content)
+        given_title = (title or "").strip()
+        title = given_title or _title_of(content)
         all_tags = list(dict.fromkeys([*user_tags, *categorize(content)]))
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         now = time.time()
@@ -168,6 +157,7 @@ class Brain(VectorAccess):
                 else self.store.find_by_hash(collection, digest)
             )
             if existing is None:
+                thread, seq = self._thread_for(collection, now) if kind == "note" else (None, None)
                 doc_id = self.store.insert_document(
                     uid=secrets.token_hex(6),
                     kind=kind,
@@ -184,11 +174,15 @@ class Brain(VectorAccess):
                     status=status,
                     author=actor or self.actor,
                     pinned=pinned,
+                    thread=thread,
+                    thread_seq=seq,
                 )
-                self.store.replace_chunks(doc_id, self._chunks(title, content))
+                self.store.replace_chunks(doc_id, self._chunks(given_title, content))
                 created = True
             elif existing.content_hash != digest or existing.title != title:
-                doc_id = self._new_version(existing, title, content, digest, metadata, now)
+                doc_id = self._new_version(
+                    existing, title, given_title, content, digest, metadata, now
+                )
                 updated = True
             else:
                 doc_id = existing.id
@@ -222,7 +216,7 @@ class Brain(VectorAccess):
                 )
             if target is not None:
                 self._supersede(target, row, now)
-        embedded = self._embed_document(doc_id) if self.config.embedding.embed_on_write else False
+        embedded = self._after_write(doc_id, kind)
         if created or updated:
             self.enforce_storage_limit()
         row = self._require(self.store.get_by_id(doc_id), f"#{row.uid}")
@@ -234,10 +228,39 @@ class Brain(VectorAccess):
             embedded=embedded,
         )
 
+    def _thread_for(self, collection: str, now: float) -> tuple[str, int]:
+        """The thread a new note continues: this Brain's last note in the collection, unless
+        more than `search.thread_gap` has passed since (then a new thread starts)."""
+        gap = parse_duration(self.config.search.thread_gap)
+        with self._thread_lock:
+            thread, seq, last = self._threads.get(collection, ("", 0, 0.0))
+            if not thread or now - last > gap:
+                thread, seq = secrets.token_hex(8), 0
+            seq += 1
+            self._threads[collection] = (thread, seq, now)
+        return thread, seq
+
+    def _after_write(self, doc_id: int, kind: str) -> bool:
+        """Vectors for a write: the background worker's job when one runs (the write is
+        acknowledged at once); else embedded now, with a few chunks other writers left."""
+        if self.embedder.running:
+            self.embedder.notify()
+            return False
+        if not self.config.embedding.embed_on_write:
+            return False
+        embedded = self.embedder.embed_document(doc_id, kind)
+        if embedded:
+            try:  # catch up, bounded, with chunks a crashed writer left pending
+                self.embedder.embed_pending(limit=self.config.embedding.batch_size)
+            except NanoBrainError as exc:
+                log.debug("not catching up on pending chunks: %s", exc)
+        return embedded
+
     def _new_version(
         self,
         old: DocumentRow,
         title: str,
+        given_title: str,
         content: str,
         digest: str,
         metadata: dict[str, Any],
@@ -264,9 +287,12 @@ class Brain(VectorAccess):
             access_count=old.access_count,
             last_accessed_at=old.last_accessed_at,
             pinned=old.pinned,
+            thread=old.thread,
+            thread_seq=old.thread_seq,
         )
         self.store.copy_tags(old.id, doc_id)
-        self.store.replace_chunks(doc_id, self._chunks(title, content))
+        self.store.replace_chunks(doc_id, self._chunks(given_title, content))
+        self.store.copy_vectors(old.id, doc_id)
         return doc_id
 
     def get(self, ref: str, *, lines: tuple[int, int] | None = None) -> Document:
@@ -558,80 +584,33 @@ class Brain(VectorAccess):
         request says `track=False` (internal lookups).
         """
         response = self._search.run(request)
-        if request.track and response.results and request.as_of is None:
+        track = request.track and self.config.search.track_access
+        if track and response.results and request.as_of is None:
             self.store.track_access([hit.id for hit in response.results], time.time())
         return response
 
     # -- embeddings -------------------------------------------------------------------------
 
-    def embed_pending(self, *, progress: Progress | None = None, limit: int | None = None) -> int:
+    def embed_pending(
+        self,
+        *,
+        progress: Progress | None = None,
+        limit: int | None = None,
+        space: Space | None = None,
+    ) -> int:
         """Embed chunks that have no vector yet, in batches; returns how many were stored."""
-        provider, why = self.provider()
-        if provider is None:
-            raise ModelMismatchError(why) if "reembed" in why else EmbeddingError(why)
-        total = self.store.pending_count()
-        if limit is not None:
-            total = min(total, limit)
-        done = 0
-        batch = self.config.embedding.batch_size
-        while done < total:
-            pending = self.store.pending_chunks(min(batch, total - done))
-            if not pending:
-                break
-            vectors = provider.embed_documents(
-                [_embed_text(p.title, p.heading, p.body) for p in pending]
-            )
-            self.store.store_vectors(
-                [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)]
-            )
-            done += len(pending)
-            if progress:
-                progress(done, total)
-        return done
+        return self.embedder.embed_pending(progress=progress, limit=limit, space=space)
 
-    def reembed(self, *, progress: Progress | None = None) -> int:
-        """Drop every vector and embed all chunks again with the configured model."""
-        with self._provider_lock:
-            if self._provider is _UNSET:
-                self._provider = create_provider(self.config.embedding)
-        if self._provider is None:
-            raise EmbeddingError("embedding.provider is none: nothing to embed with")
-        self.store.reset_vectors(self._provider.name, self._provider.dim)
-        return self.embed_pending(progress=progress)
-
-    def _embed_document(self, doc_id: int) -> bool:
-        provider, why = self.provider()
-        if provider is None:
-            log.debug("not embedding: %s", why)
-            return False
-        chunks = self.store.chunks_of(doc_id)
-        try:
-            vectors = provider.embed_documents(
-                [_embed_text(c.title, c.heading, c.body) for _, c in chunks]
-            )
-        except Exception as exc:  # the note is saved; its vectors wait for the next fill
-            log.warning("embedding failed, chunks left pending: %s", exc)
-            return False
-        stored = self.store.store_vectors(
-            [(cid, doc_id, v) for (cid, _), v in zip(chunks, vectors, strict=True)]
-        )
-        return stored == len(chunks)
+    def reembed(self, *, progress: Progress | None = None, space: Space | None = None) -> int:
+        """Drop the vectors (of one space, or all) and embed the chunks again."""
+        return self.embedder.reembed(progress=progress, space=space)
 
     # -- status -------------------------------------------------------------------------------
 
-    def status(self, *, load_model: bool = True) -> dict[str, Any]:
-        """Counts, model and search legs. Without `load_model` the vector leg is judged from
-        the configured model's name (a CLI call must not start the embedding runtime)."""
+    def status(self) -> dict[str, Any]:
+        """Counts, models and which search legs can run (loads no model to say so)."""
         counts = self.store.counts()
-        recorded = self.store.vector_model()
-        if not load_model and self._provider is _UNSET:
-            provider, why = _unloaded(self.config, recorded)
-        else:
-            provider, why = (
-                self.provider()
-                if self.config.embedding.provider != "none"
-                else (None, "embedding.provider is none")
-            )
+        text, code = self.embedder.describe("text"), self.embedder.describe("code")
         return {
             "workspace": str(self.root),
             "workspace_id": self.workspace_id,
@@ -641,12 +620,14 @@ class Brain(VectorAccess):
             **counts,
             "embedding": {
                 "provider": self.config.embedding.provider,
-                "model": provider.name if provider else None,
-                "dim": provider.dim if provider else None,
-                "store_model": recorded[0] if recorded else None,
-                "store_dim": recorded[1] if recorded else None,
+                "model": text["model"],
+                "store_model": text["store_model"],
+                "store_dim": text["store_dim"],
+                "code_model": code["model"],
+                "code_store_model": code["store_model"],
+                "code_pending": code["pending"],
             },
-            "legs": {"lexical": "ok", "vector": "ok" if provider else f"unavailable: {why}"},
+            "legs": {"lexical": "ok", "vector": text["state"], "code_vector": code["state"]},
             "config_warnings": self.config_warnings,
         }
 
@@ -690,33 +671,6 @@ class Brain(VectorAccess):
         if row is None:
             raise NotFoundError(f"no document {ref} in this workspace")
         return row
-
-
-class _Unloaded:
-    """The configured model as `status` reports it when the model is not loaded."""
-
-    def __init__(self, name: str, dim: int | None) -> None:
-        self.name, self.dim = name, dim
-
-
-def _unloaded(config: Config, recorded: tuple[str, int] | None) -> tuple[Any, str]:
-    try:
-        name = model_name(config.embedding)
-    except EmbeddingError as exc:
-        return None, str(exc)
-    if name is None:
-        return None, "embedding.provider is none"
-    if recorded is not None and recorded[0] != name:
-        return None, _mismatch(recorded, name, None)
-    return _Unloaded(name, recorded[1] if recorded else None), ""
-
-
-def _mismatch(recorded: tuple[str, int], name: str, dim: int | None) -> str:
-    model = f"{name} ({dim}d)" if dim else name
-    return (
-        f"the store's vectors come from {recorded[0]} ({recorded[1]}d) but the "
-        f"configured model is {model}; run `nano-brain reembed`"
-    )
 
 
 def _is_decision(row: DocumentRow) -> bool:
@@ -773,12 +727,6 @@ def _render_wake_up(items: dict[str, list[WakeUpItem]], counts: dict[str, int], 
         out.append(line)
         used += len(line) + 1
     return "\n".join(out)
-
-
-def _embed_text(title: str, heading: str, body: str) -> str:
-    """What a chunk's vector is computed from: its body, with title and heading for context."""
-    head = " — ".join(p for p in (title, heading) if p and not body.startswith(p))
-    return f"{head}\n{body}" if head else body
 
 
 def _title_of(content: str) -> str:

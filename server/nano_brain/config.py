@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 
 WORKSPACE_CONFIG_NAME = ".nano-brain.yml"
 ENV_PREFIX = "NANO_BRAIN_"
+#: The shipped model the code index is embedded with (see embedding/shipped.py).
+DEFAULT_LOCAL_CODE_MODEL = "all-minilm-l6-v2-int8"
 
 
 class _Section(BaseModel):
@@ -87,7 +89,11 @@ class ReviewConfig(_Section):
 class EmbeddingConfig(_Section):
     provider: Literal["local", "ollama", "openai", "none"] = "local"
     model: str | None = None
-    """Model name; default depends on the provider (the shipped model for `local`)."""
+    """Model for notes and sessions; default depends on the provider (the shipped model for
+    `local`)."""
+    code_model: str | None = None
+    """Model for the code index; default `all-minilm-l6-v2-int8` for `local` (it knows code
+    far better than the note model), the note model for other providers."""
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     dimensions: int | None = Field(None, gt=0)
@@ -95,7 +101,14 @@ class EmbeddingConfig(_Section):
     threads: int = Field(1, gt=0, le=64)
     timeout_s: float = Field(30.0, gt=0)
     embed_on_write: bool = True
-    """Embed a note's chunks before `write` returns (else they wait for the next fill)."""
+    """A short-lived writer (the CLI) embeds its note before it exits (else its chunks wait
+    for the next fill); long-running front ends always embed in the background."""
+
+    def code_model_name(self) -> str | None:
+        """The code space's model (None: the provider's default, as for notes)."""
+        if self.code_model is not None:
+            return self.code_model
+        return DEFAULT_LOCAL_CODE_MODEL if self.provider == "local" else self.model
 
 
 class FusionConfig(_Section):
@@ -121,10 +134,31 @@ class SearchConfig(_Section):
     all-MiniLM-L6, whose code vectors are much better, lexical 0.3 / rrf_k 5 is best)."""
     usage_boost_weight: float = Field(0.15, ge=0)
     """Phase-1 usage boost in hybrid search; 0 disables it (access is still tracked)."""
+    track_access: bool = True
+    """Count the documents a search returns as accessed (feeds the usage boost and decay)."""
+    vector_min_similarity: float = Field(0.0, ge=-1, le=1)
+    """Vector matches less similar than this (cosine) are dropped: on a small store the
+    nearest note is returned by the vector leg however unrelated it is."""
+    usage_band: float = Field(0.1, ge=0, le=1)
+    """How far use can lift a result, on the relevance scale where 1.0 is "first in every
+    leg": a result only passes others whose relevance is within this of its own."""
+    usage_floor: float = Field(0.5, ge=0, le=1)
+    """Only candidates at least this fraction as relevant as the best one are lifted by use."""
+    feedback_terms: int = Field(5, ge=0, le=50)
+    """Pseudo-relevance feedback: words taken from the best lexical matches to search again
+    with (0 turns it off)."""
+    feedback_weight: float = Field(0.2, ge=0, le=1)
+    """What a feedback word's match counts for, against the query's own words."""
+    thread_weight: float = Field(0.5, ge=0, le=1)
+    """Share of a note's relevance lent to its neighbours in the thread (0 turns it off)."""
+    thread_window: int = Field(2, ge=0, le=10)
+    """How many notes before and after a match in its thread receive a share."""
+    thread_gap: str = "30m"
+    """A pause longer than this between two writes starts a new thread."""
     supersede_demotion: float = Field(0.5, ge=0, le=1)
     """Score factor for superseded documents when a query asks to include them."""
 
-    @field_validator("recency_half_life")
+    @field_validator("recency_half_life", "thread_gap")
     @classmethod
     def _duration(cls, value: str) -> str:
         return _positive_duration(value)

@@ -16,7 +16,11 @@ from .conftest import write_tree
 
 
 def _rewind_to_schema_4(db: object) -> None:
-    """Undo migration 5 on an open store: migration 1's trigram index and triggers again."""
+    """Undo migrations 7 and 5 on an open store (6 changed only the k-NN index, which these
+    stores without vectors do not have): migration 1's trigram index and triggers again."""
+    db.execute("DROP INDEX documents_thread")  # type: ignore[attr-defined]
+    for column in ("thread_seq", "thread"):
+        db.execute(f"ALTER TABLE documents DROP COLUMN {column}")  # type: ignore[attr-defined]
     for trigger in ("chunks_ai", "chunks_ad", "chunks_au"):
         db.execute(f"DROP TRIGGER {trigger}")  # type: ignore[attr-defined]
     db.execute("DROP TABLE chunks_tri")  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from ._app import common_options, emit, main, open_brain, progress_bar
 def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     """Store size, counts, model and which search legs are available."""
     with open_brain(workspace, db) as brain:
-        info = brain.status(load_model=False)
+        info = brain.status()
 
     def human() -> None:
         emb = info["embedding"]

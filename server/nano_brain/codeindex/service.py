@@ -241,7 +241,10 @@ class CodeIndex:
         """Hybrid search over symbol chunks (and indexed docs): ``Brain.search`` with kind=code."""
         from ..search import validate_request
 
-        request = validate_request(query=query, mode=mode, limit=limit, kind=["code"])
+        # a code-index lookup is not a reading of memory: it never counts as an access
+        request = validate_request(
+            query=query, mode=mode, limit=limit, kind=["code"], track=False
+        )
         return self.brain.search(request)
 
     # -- anchors -------------------------------------------------------------------------------

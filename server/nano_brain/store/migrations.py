@@ -331,7 +331,20 @@ _V6 = """
 -- see store.Store._partition_vector_index
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
+# Threads: notes written one after another by one writer (an MCP session, an editor sidecar,
+# a script) into one collection, without a long pause, share a thread; `thread_seq` orders
+# them. Search lends a note's relevance to its neighbours in the thread, as a reader of a
+# conversation reads a reply together with what it answers.
+# The k-NN index is split per embedding space (text: notes and sessions; code), each
+# partitioned by kind and collection with the times as metadata, so those filters are applied
+# inside the index scan; rebuilt from the stored vectors by store.VectorStore._split_vector_spaces.
+_V7 = """
+ALTER TABLE documents ADD COLUMN thread TEXT;
+ALTER TABLE documents ADD COLUMN thread_seq INTEGER;
+CREATE INDEX documents_thread ON documents (thread, thread_seq) WHERE thread IS NOT NULL;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,15 +9,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # numpy only where vectors are read or written, not on every open
-    import numpy as np
+from typing import Any
 
 from ..errors import StoreError
 from ..filters import Filters
 from ._sqlite import load_vec, sqlite_module
 from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .vectors import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +23,7 @@ _DOC_COLUMNS = (
     "d.id, d.uid, d.kind, d.collection, d.title, d.content, d.content_hash, d.source_path, "
     "d.metadata, d.created_at, d.updated_at, d.version, d.status, d.status_changed_at, "
     "d.superseded_by, d.valid_from, d.valid_to, d.recorded_at, d.access_count, "
-    "d.last_accessed_at, d.pinned, d.author"
+    "d.last_accessed_at, d.pinned, d.author, d.thread, d.thread_seq"
 )
 # bm25 column weights: a title hit counts five times a body hit.
 BM25_WEIGHTS = (5.0, 1.0)
@@ -57,6 +55,9 @@ class DocumentRow:
     pinned: bool = False
     author: str = "cli"
     tags: list[str] = field(default_factory=list)
+    thread: str | None = None
+    """Notes written one after another by one writer into one collection share a thread."""
+    thread_seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,16 +101,7 @@ class Hit:
     score: float
 
 
-@dataclass(frozen=True, slots=True)
-class PendingChunk:
-    id: int
-    doc_id: int
-    title: str
-    heading: str
-    body: str
-
-
-class Store:
+class Store(VectorStore):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock."""
 
     def __init__(self, path: Path, workspace_id: str, *, busy_timeout_ms: int = 10_000) -> None:
@@ -156,6 +148,10 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the main file (a copy of the file is then whole)."""
+        self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -301,7 +297,13 @@ class Store:
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
         rows = self._rows(sql, (self.workspace_id, *params))
-        docs = [DocumentRow(*r[:8], json.loads(r[8]), *r[9:20], bool(r[20]), r[21]) for r in rows]
+        docs = [
+            DocumentRow(
+                *r[:8], json.loads(r[8]), *r[9:20], bool(r[20]), r[21], thread=r[22],
+                thread_seq=r[23],
+            )
+            for r in rows
+        ]
         if docs:
             tags = self._tags_of([d.id for d in docs])
             for doc in docs:
@@ -338,13 +340,16 @@ class Store:
         access_count: int = 0,
         last_accessed_at: float | None = None,
         pinned: bool = False,
+        thread: str | None = None,
+        thread_seq: int | None = None,
     ) -> int:
         """Insert one version row of a document; returns its internal id."""
         cursor = self._exec(
             "INSERT INTO documents (workspace_id, uid, kind, collection, title, content, "
             "content_hash, source_path, metadata, created_at, updated_at, recorded_at, "
-            "valid_from, version, status, author, access_count, last_accessed_at, pinned) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "valid_from, version, status, author, access_count, last_accessed_at, pinned, "
+            "thread, thread_seq) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self.workspace_id,
                 uid,
@@ -365,6 +370,8 @@ class Store:
                 access_count,
                 last_accessed_at,
                 int(pinned),
+                thread,
+                thread_seq,
             ),
         )
         return int(cursor.lastrowid)
@@ -582,6 +589,16 @@ class Store:
         "accessed": "d.access_count DESC, d.last_accessed_at DESC, d.id DESC",
     }
 
+    def first_chunks(self, doc_ids: Sequence[int]) -> dict[int, int]:
+        """The first chunk's id of each document."""
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        rows = self._rows(
+            f"SELECT doc_id, id FROM chunks WHERE seq = 0 AND doc_id IN ({marks})", doc_ids
+        )
+        return {r[0]: r[1] for r in rows}
+
     def chunk_texts_of_first(self, doc_ids: Sequence[int]) -> dict[int, str]:
         """The first chunk's body of each document (for short previews)."""
         if not doc_ids:
@@ -606,6 +623,25 @@ class Store:
             content=False,
             all_versions=filters.as_of is not None,
         )
+
+    def thread_neighbours(
+        self, doc_ids: Sequence[int], filters: Filters, window: int
+    ) -> list[tuple[int, int, int]]:
+        """(document, neighbour, distance): documents of the same thread at most `window`
+        places away, each neighbour passing the filters (a neighbour may be no candidate)."""
+        if not doc_ids or window < 1:
+            return []
+        where, params = self._predicate(filters)
+        marks = ",".join("?" * len(doc_ids))
+        rows = self._rows(
+            "SELECT c.id, d.id, abs(d.thread_seq - c.thread_seq) FROM documents c "
+            "CROSS JOIN documents d ON d.thread = c.thread AND d.uid != c.uid "
+            "AND d.thread_seq BETWEEN c.thread_seq - ? AND c.thread_seq + ? "
+            f"WHERE c.id IN ({marks}) AND c.thread IS NOT NULL AND d.workspace_id = ? "
+            f"AND {where}",
+            (window, window, *doc_ids, self.workspace_id, *params),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
 
     def tags(self, filters: Filters) -> list[tuple[str, int]]:
         where, params = self._predicate(filters)
@@ -713,147 +749,6 @@ class Store:
             inner = ""
         return [Hit(r[0], r[1], r[2]) for r in rows]
 
-    # -- vectors ------------------------------------------------------------------------------
-
-    def vector_model(self) -> tuple[str, int] | None:
-        name, dim = self.meta_get("embedding_model"), self.meta_get("embedding_dim")
-        return (name, int(dim)) if name and dim else None
-
-    def reset_vectors(self, model: str, dim: int, *, only_if_absent: bool = False) -> None:
-        """Drop every vector and (re)create the index for `model`; all chunks become pending.
-
-        With `only_if_absent`, do nothing when another process recorded a model first.
-        """
-        with self.transaction():
-            if only_if_absent and self.vector_model() is not None:
-                return
-            self._exec("DROP TRIGGER IF EXISTS chunk_vectors_ad")
-            self._exec("DROP TABLE IF EXISTS vec_chunks")
-            self._exec("DELETE FROM chunk_vectors")
-            self._exec("UPDATE chunks SET embedded = 0 WHERE embedded != 0")
-            self._create_vector_index(dim)
-            self._exec(
-                "CREATE TRIGGER chunk_vectors_ad AFTER DELETE ON chunk_vectors BEGIN "
-                "DELETE FROM vec_chunks WHERE chunk_id = old.chunk_id; END"
-            )
-            self.meta_set("embedding_model", model)
-            self.meta_set("embedding_dim", str(dim))
-
-    def pending_chunks(self, limit: int) -> list[PendingChunk]:
-        rows = self._rows(
-            "SELECT id, doc_id, title, heading, body FROM chunks WHERE embedded = 0 "
-            "ORDER BY id LIMIT ?",
-            (limit,),
-        )
-        return [PendingChunk(*r) for r in rows]
-
-    def pending_count(self) -> int:
-        return int(self._rows("SELECT count(*) FROM chunks WHERE embedded = 0")[0][0])
-
-    def store_vectors(self, items: Sequence[tuple[int, int, np.ndarray]]) -> int:
-        """Save unit vectors for chunks that still exist; returns how many were stored."""
-        import numpy as np
-
-        model = self.vector_model()
-        if model is None:
-            raise StoreError("no embedding model is recorded in the store")
-        quantize = _quantizer(model[1])
-        stored = 0
-        with self.transaction():
-            for chunk_id, doc_id, vector in items:
-                blob = np.asarray(vector, dtype=np.float32).tobytes()
-                cursor = self._exec(
-                    "INSERT OR REPLACE INTO chunk_vectors "
-                    "(chunk_id, doc_id, workspace_id, embedding) "
-                    "SELECT id, doc_id, workspace_id, ? FROM chunks WHERE id = ? AND doc_id = ?",
-                    (blob, chunk_id, doc_id),
-                )
-                if cursor.rowcount != 1:
-                    continue  # the chunk was deleted or replaced while we embedded it
-                self._exec("DELETE FROM vec_chunks WHERE chunk_id = ?", (chunk_id,))
-                self._exec(
-                    f"INSERT INTO vec_chunks (chunk_id, code, embedding) "
-                    f"SELECT ?, kind = 'code', {quantize}(?) FROM documents WHERE id = ?",
-                    (chunk_id, blob, doc_id),
-                )
-                self._exec("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
-                stored += 1
-        return stored
-
-    def knn(
-        self, query: np.ndarray, k: int, *, code: bool | None = None
-    ) -> list[tuple[int, float]]:
-        """Approximate neighbours from the quantized index: (chunk id, index distance).
-
-        ``code`` searches only the chunks of code documents (True) or only the others
-        (False): the index is partitioned so, and a note search never wades through the
-        code index's many more vectors.
-        """
-        import numpy as np
-
-        model = self.vector_model()
-        if model is None:
-            return []
-        blob = np.asarray(query, dtype=np.float32).tobytes()
-        partition = "" if code is None else f" AND code = {int(code)}"
-        rows = self._rows(
-            f"SELECT chunk_id, distance FROM vec_chunks WHERE embedding MATCH "
-            f"{_quantizer(model[1])}(?) AND k = ?{partition}",
-            (blob, min(int(k), 4096)),
-        )
-        return [(r[0], r[1]) for r in rows]
-
-    def _create_vector_index(self, dim: int) -> None:
-        self._exec(
-            "CREATE VIRTUAL TABLE vec_chunks USING vec0 (chunk_id INTEGER PRIMARY KEY, "
-            f"code INTEGER PARTITION KEY, embedding {_vec_type(dim)})"
-        )
-
-    def _partition_vector_index(self) -> None:
-        """Migration 6: rebuild the k-NN index partitioned by code / not code, from the
-        stored full vectors (nothing is embedded again)."""
-        model = self.vector_model()
-        if model is None:
-            return  # no index yet: reset_vectors creates it partitioned
-        self._exec("DROP TABLE IF EXISTS vec_chunks")
-        self._create_vector_index(model[1])
-        self._exec(
-            "INSERT INTO vec_chunks (chunk_id, code, embedding) "
-            f"SELECT v.chunk_id, d.kind = 'code', {_quantizer(model[1])}(v.embedding) "
-            "FROM chunk_vectors v JOIN documents d ON d.id = v.doc_id"
-        )
-
-    def vectors(
-        self, chunk_ids: Sequence[int], filters: Filters
-    ) -> tuple[list[int], list[int], np.ndarray]:
-        """Full vectors of those chunks that pass the filters: (chunk ids, doc ids, matrix)."""
-        import numpy as np
-
-        if not chunk_ids:
-            return [], [], np.zeros((0, 0), dtype=np.float32)
-        where, params = self._predicate(filters)
-        marks = ",".join("?" * len(chunk_ids))
-        rows = self._rows(
-            # CROSS JOIN pins the join order: probe the few candidates, never scan documents
-            "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
-            "CROSS JOIN documents d ON d.id = v.doc_id "
-            f"WHERE v.chunk_id IN ({marks}) AND d.workspace_id = ? AND {where}",
-            (*chunk_ids, self.workspace_id, *params),
-        )
-        return _unpack(rows)
-
-    def filtered_vectors(
-        self, filters: Filters, limit: int
-    ) -> tuple[list[int], list[int], np.ndarray]:
-        """Every vector that passes the filters, up to `limit` (exact search on a small set)."""
-        where, params = self._predicate(filters)
-        rows = self._rows(
-            "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
-            f"JOIN documents d ON d.id = v.doc_id WHERE d.workspace_id = ? AND {where} LIMIT ?",
-            (self.workspace_id, *params, limit),
-        )
-        return _unpack(rows)
-
     def count_documents(self, filters: Filters, cap: int) -> int:
         """How many documents pass the filters, counting no further than `cap`."""
         where, params = self._predicate(filters)
@@ -950,25 +845,9 @@ class Store:
 #: Parts of a migration that depend on the store's state (the vector index exists once a
 #: model is recorded, typed by its dimension): run in the migration's transaction after its SQL.
 _MIGRATION_STEPS: dict[int, Callable[[Store], None]] = {
-    6: Store._partition_vector_index,
+    6: lambda store: None,  # superseded by 7, which rebuilds the k-NN indexes anyway
+    7: Store._split_vector_spaces,
 }
-
-
-def _vec_type(dim: int) -> str:
-    return f"bit[{dim}]" if dim % 8 == 0 else f"float[{dim}]"
-
-
-def _quantizer(dim: int) -> str:
-    return "vec_quantize_binary" if dim % 8 == 0 else "vec_f32"
-
-
-def _unpack(rows: list[Any]) -> tuple[list[int], list[int], np.ndarray]:
-    import numpy as np
-
-    if not rows:
-        return [], [], np.zeros((0, 0), dtype=np.float32)
-    matrix = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
-    return [r[0] for r in rows], [r[1] for r in rows], matrix
 
 
 def _statements(script: str) -> Iterator[str]:

@@ -1,0 +1,315 @@
+"""Turning chunks into vectors: one provider per embedding space, pending chunks, a worker.
+
+Notes and sessions are embedded with the note model (`embedding.model`), code with the code
+model (`embedding.code_model`); each space records its model in the store, and a space whose
+recorded model differs from the configured one has no vector leg until it is re-embedded.
+
+A write commits its chunks with no vectors ("pending"). Long-running front ends (the MCP
+server, the editor sidecar, `watch`) start a background worker that embeds pending chunks
+right after each write and whenever it starts, so a write is acknowledged without waiting for
+the model and vectors left pending by a crash catch up on the next start. A short-lived
+process (the CLI) embeds its own write before it exits.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .config import EmbeddingConfig
+from .embedding import EmbeddingProvider, configured_name, create_provider
+from .errors import EmbeddingError, ModelMismatchError
+from .store import Store
+from .store.vectors import SPACES, PendingChunk, Space, space_of_kind
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+UNSET: Any = object()
+#: How long the worker sleeps between looks for chunks other processes left pending.
+_IDLE_POLL_S = 10.0
+#: After a failed batch (model error, busy store), wait this long before trying again.
+_RETRY_S = 30.0
+
+
+class Embedder:
+    """The embedding side of one Brain: providers per space and the pending-chunk queue."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: EmbeddingConfig,
+        *,
+        text: EmbeddingProvider | None = UNSET,
+        code: EmbeddingProvider | None = UNSET,
+    ) -> None:
+        self._store = store
+        self._config = config
+        # an explicit text provider with no code provider serves both spaces (tests, tools)
+        if code is UNSET and text is not UNSET:
+            code = text
+        self._providers: dict[Space, EmbeddingProvider | None] = {"text": text, "code": code}
+        self._errors: dict[Space, str] = {}
+        self._lock = threading.Lock()
+        self._batch_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+
+    # -- providers ------------------------------------------------------------------------
+
+    def loaded(self, space: Space) -> EmbeddingProvider | None:
+        """The provider of a space, created on first use (None when there is none)."""
+        with self._lock:
+            provider = self._providers[space]
+            if provider is UNSET:
+                provider = self._create(space)
+            return provider
+
+    def _create(self, space: Space) -> EmbeddingProvider | None:
+        """Called with the lock held; the code space shares the text provider when the two
+        models are the same."""
+        model = self._config.code_model_name() if space == "code" else self._config.model
+        if space == "code" and model == self._config.model:
+            text = self._providers["text"]
+            if text is UNSET:
+                text = self._providers["text"] = self._make("text", self._config.model)
+            self._providers["code"] = text
+            if text is None and "text" in self._errors:
+                self._errors["code"] = self._errors["text"]
+            return text
+        provider = self._providers[space] = self._make(space, model)
+        return provider
+
+    def _make(self, space: Space, model: str | None) -> EmbeddingProvider | None:
+        try:
+            provider = create_provider(self._config, model=model)
+        except EmbeddingError as exc:
+            log.warning("%s embedding provider unavailable: %s", space, exc)
+            self._errors[space] = str(exc)
+            return None
+        if provider is None:
+            self._errors[space] = "embedding.provider is none"
+        return provider
+
+    def provider(self, space: Space = "text") -> tuple[EmbeddingProvider | None, str]:
+        """A space's provider when its vectors match the store's; else None and why."""
+        provider = self.loaded(space)
+        if provider is None:
+            return None, self._errors.get(space, "no embedding provider")
+        recorded = self._store.vector_model(space)
+        if recorded is None:
+            self._store.reset_vectors(provider.name, provider.dim, space=space, only_if_absent=True)
+            recorded = self._store.vector_model(space)
+        if recorded != (provider.name, provider.dim):
+            assert recorded is not None
+            flag = " --code" if space == "code" else ""
+            return None, (
+                f"the store's {space} vectors come from {recorded[0]} ({recorded[1]}d) but the "
+                f"configured model is {provider.name} ({provider.dim}d); run "
+                f"`nano-brain reembed{flag}`"
+            )
+        return provider, ""
+
+    def describe(self, space: Space) -> dict[str, Any]:
+        """The configured and the recorded model of a space and whether its vector leg can
+        run, without loading a model that is not loaded yet."""
+        recorded = self._store.vector_model(space)
+        with self._lock:
+            loaded = self._providers[space]
+        name: str | None
+        state = "ok"
+        if loaded is not UNSET and loaded is not None:
+            name = loaded.name
+        else:
+            model = self._config.code_model_name() if space == "code" else self._config.model
+            try:
+                name = configured_name(self._config, model=model)
+            except EmbeddingError as exc:
+                name, state = None, f"unavailable: {exc}"
+            if loaded is None and state == "ok":
+                name, state = None, f"unavailable: {self._errors.get(space, 'no provider')}"
+        if name is None and state == "ok":
+            state = "unavailable: embedding.provider is none"
+        elif recorded is not None and name is not None and recorded[0] != name:
+            flag = " --code" if space == "code" else ""
+            state = (
+                f"unavailable: the store's {space} vectors come from {recorded[0]}, the "
+                f"configured model is {name}; run `nano-brain reembed{flag}`"
+            )
+        return {
+            "model": name,
+            "store_model": recorded[0] if recorded else None,
+            "store_dim": recorded[1] if recorded else None,
+            "pending": self._store.pending_count(space),
+            "state": state,
+        }
+
+    # -- embedding ----------------------------------------------------------------------------
+
+    def embed_pending(
+        self,
+        *,
+        progress: Progress | None = None,
+        limit: int | None = None,
+        space: Space | None = None,
+    ) -> int:
+        """Embed chunks that have no vector yet, in batches; returns how many were stored.
+
+        Raises when a space asked for (or every space, when none is named) cannot embed.
+        """
+        spaces = (space,) if space else SPACES
+        ready: list[tuple[Space, EmbeddingProvider]] = []
+        reasons: list[str] = []
+        for name in spaces:
+            if not self._store.pending_count(name):
+                continue
+            provider, why = self.provider(name)
+            if provider is None:
+                reasons.append(why)
+            else:
+                ready.append((name, provider))
+        if reasons and not ready:
+            why = reasons[0]
+            raise ModelMismatchError(why) if "reembed" in why else EmbeddingError(why)
+        total = sum(self._store.pending_count(name) for name, _ in ready)
+        if limit is not None:
+            total = min(total, limit)
+        done = 0
+        for name, provider in ready:
+            while done < total:
+                stored, seen = self._embed_batch(name, provider, min(self._batch(), total - done))
+                if not seen:
+                    break
+                done += seen
+                if progress:
+                    progress(min(done, total), total)
+        return done
+
+    def embed_document(self, doc_id: int, kind: str) -> bool:
+        """Embed one document's pending chunks now (a short-lived writer's own note)."""
+        space = space_of_kind(kind)
+        provider, why = self.provider(space)
+        if provider is None:
+            log.debug("not embedding: %s", why)
+            return False
+        pending = self._store.pending_of(doc_id)
+        if not pending:
+            return True
+        try:
+            with self._batch_lock:
+                vectors = provider.embed_documents([embed_text(p) for p in pending])
+        except Exception as exc:  # the note is saved; its vectors wait for the next fill
+            log.warning("embedding failed, chunks left pending: %s", exc)
+            return False
+        stored = self._store.store_vectors(
+            [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)], space=space
+        )
+        return stored == len(pending)
+
+    def reembed(self, *, progress: Progress | None = None, space: Space | None = None) -> int:
+        """Drop a space's vectors (every space's when none is named) and embed them again."""
+        for name in (space,) if space else SPACES:
+            provider = self.loaded(name)
+            if provider is None:
+                raise EmbeddingError(self._errors.get(name, "no embedding provider"))
+            self._store.reset_vectors(provider.name, provider.dim, space=name)
+        return self.embed_pending(progress=progress, space=space)
+
+    def _embed_batch(
+        self, space: Space, provider: EmbeddingProvider, size: int
+    ) -> tuple[int, int]:
+        """Embed the oldest pending chunks of a space: (stored, taken)."""
+        with self._batch_lock:  # one batch at a time per process: no chunk embedded twice
+            pending = self._store.pending_chunks(size, space)
+            if not pending:
+                return 0, 0
+            vectors = provider.embed_documents([embed_text(p) for p in pending])
+            stored = self._store.store_vectors(
+                [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)], space=space
+            )
+        return stored, len(pending)
+
+    def _batch(self) -> int:
+        return self._config.batch_size
+
+    # -- the background worker ------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._worker is not None and self._worker.is_alive()
+
+    def start(self) -> None:
+        """Embed pending chunks in a background thread from now on (idempotent)."""
+        if self.running:
+            return
+        self._stop.clear()
+        self._worker = threading.Thread(target=self._run, name="nano-brain-embed", daemon=True)
+        self._worker.start()
+        self._wake.set()  # catch up with whatever earlier processes left pending
+
+    def notify(self) -> None:
+        """New chunks are pending: wake the worker."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._worker is not None:
+            self._worker.join(timeout)
+            self._worker = None
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Wait until nothing is pending (tests and benchmarks); True if it got there."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self._usable_pending():
+                return True
+            self._wake.set()
+            time.sleep(0.02)
+        return False
+
+    def _usable_pending(self) -> int:
+        return sum(
+            self._store.pending_count(space)
+            for space in SPACES
+            if self.provider(space)[0] is not None
+        )
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(_IDLE_POLL_S)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                while not self._stop.is_set() and self._drain_one():
+                    pass
+            except Exception as exc:  # a broken model or store must not kill the thread
+                log.warning("background embedding failed: %s; retrying in %.0fs", exc, _RETRY_S)
+                self._stop.wait(_RETRY_S)
+
+    def _drain_one(self) -> bool:
+        """One batch from the first space with work; False when nothing (usable) is pending."""
+        for space in SPACES:
+            if not self._store.pending_count(space):
+                continue
+            provider, why = self.provider(space)
+            if provider is None:
+                log.debug("background embedding skips %s: %s", space, why)
+                continue
+            _, taken = self._embed_batch(space, provider, self._batch())
+            if taken:
+                return True
+        return False
+
+
+def embed_text(chunk: PendingChunk) -> str:
+    """What a chunk's vector is computed from: its body, with title and heading for context."""
+    head = " — ".join(
+        p for p in (chunk.title, chunk.heading) if p and not chunk.body.startswith(p)
+    )
+    return f"{head}\n{chunk.body}" if head else chunk.body

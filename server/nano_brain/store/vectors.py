@@ -1,0 +1,359 @@
+"""The vector side of the store: full vectors, the quantized k-NN indexes, pending chunks.
+
+Chunks live in one of two embedding spaces, each with its own model and k-NN index:
+``text`` (notes and session summaries, `vec_chunks`) and ``code`` (symbols and indexed
+files, `vec_code`). A space records which model made its vectors, so changing one model
+invalidates only that space.
+
+The k-NN indexes are sqlite-vec `vec0` tables of binary-quantized vectors, partitioned by
+document kind and collection, with creation and update times as metadata columns: the filters
+agents use most (kind, collection, time range) are applied inside the index scan, so a filter
+that excludes the query's nearest neighbours does not make k-NN widen again and again.
+Other filters (tags, status, versions, as-of) are applied afterwards on the few candidates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..errors import StoreError
+from ..filters import Filters
+
+if TYPE_CHECKING:
+    import numpy as np  # imported where vectors are read or written, not on every open
+
+    from .store import Store
+
+Space = Literal["text", "code"]
+SPACES: tuple[Space, ...] = ("text", "code")
+_TABLES: dict[Space, str] = {"text": "vec_chunks", "code": "vec_code"}
+_META: dict[Space, tuple[str, str]] = {
+    "text": ("embedding_model", "embedding_dim"),
+    "code": ("code_embedding_model", "code_embedding_dim"),
+}
+#: SQL for whether a document `d` belongs to a space.
+_IN_SPACE: dict[Space, str] = {"text": "d.kind != 'code'", "code": "d.kind = 'code'"}
+KIND_KEYS = {"note": 0, "session": 1, "code": 2}
+_KIND_SQL = "CASE d.kind WHEN 'note' THEN 0 WHEN 'session' THEN 1 ELSE 2 END"
+#: The k-NN index's largest k.
+MAX_K = 4096
+
+
+def collection_key(name: str) -> int:
+    """The integer a collection is partitioned by in the k-NN indexes (a 56-bit hash).
+
+    A hash needs no table and no lookup; two names sharing one is harmless because the
+    predicate on `documents` is still applied to every candidate.
+    """
+    return int.from_bytes(hashlib.blake2b(name.encode("utf-8"), digest_size=7).digest(), "big")
+
+
+def space_of_kind(kind: str) -> Space:
+    return "code" if kind == "code" else "text"
+
+
+def spaces_for(kinds: Sequence[str]) -> tuple[Space, ...]:
+    """The spaces that can hold documents of these kinds (all kinds when none is named)."""
+    if not kinds:
+        return SPACES
+    return tuple(s for s in SPACES if any(space_of_kind(k) == s for k in kinds))
+
+
+@dataclass(frozen=True, slots=True)
+class PendingChunk:
+    id: int
+    doc_id: int
+    title: str
+    heading: str
+    body: str
+
+
+class VectorStore:
+    """Mixed into `Store`: everything about vectors (uses the store's connection and lock)."""
+
+    def vector_model(self: Store, space: Space = "text") -> tuple[str, int] | None:
+        name_key, dim_key = _META[space]
+        name, dim = self.meta_get(name_key), self.meta_get(dim_key)
+        return (name, int(dim)) if name and dim else None
+
+    def reset_vectors(
+        self: Store, model: str, dim: int, *, space: Space = "text", only_if_absent: bool = False
+    ) -> None:
+        """Drop a space's vectors and (re)create its index for `model`; its chunks become
+        pending. With `only_if_absent`, do nothing when another process recorded a model first.
+        """
+        table = _TABLES[space]
+        with self.transaction():
+            if only_if_absent and self.vector_model(space) is not None:
+                return
+            self._exec(f"DROP TRIGGER IF EXISTS {table}_ad")
+            self._exec(f"DROP TABLE IF EXISTS {table}")
+            in_space = f"SELECT d.id FROM documents d WHERE {_IN_SPACE[space]}"
+            self._exec(f"DELETE FROM chunk_vectors WHERE doc_id IN ({in_space})")
+            self._exec(
+                f"UPDATE chunks SET embedded = 0 WHERE embedded != 0 AND doc_id IN ({in_space})"
+            )
+            self._create_vector_index(space, dim)
+            name_key, dim_key = _META[space]
+            self.meta_set(name_key, model)
+            self.meta_set(dim_key, str(dim))
+
+    def _create_vector_index(self: Store, space: Space, dim: int) -> None:
+        table = _TABLES[space]
+        self._exec(
+            f"CREATE VIRTUAL TABLE {table} USING vec0 (chunk_id INTEGER PRIMARY KEY, "
+            "kind INTEGER PARTITION KEY, coll INTEGER PARTITION KEY, "
+            f"created_at FLOAT, updated_at FLOAT, embedding {_vec_type(dim)})"
+        )
+        self._exec(
+            f"CREATE TRIGGER IF NOT EXISTS {table}_ad AFTER DELETE ON chunk_vectors BEGIN "
+            f"DELETE FROM {table} WHERE chunk_id = old.chunk_id; END"
+        )
+
+    def _fill_vector_index(self: Store, space: Space, dim: int) -> None:
+        """Index every stored full vector of a space (used by migrations: nothing is
+        embedded again)."""
+        self._db.create_function("nb_collection_key", 1, collection_key, deterministic=True)
+        self._exec(
+            f"INSERT INTO {_TABLES[space]} "
+            "(chunk_id, kind, coll, created_at, updated_at, embedding) "
+            f"SELECT v.chunk_id, {_KIND_SQL}, nb_collection_key(d.collection), d.created_at, "
+            f"d.updated_at, {_quantizer(dim)}(v.embedding) "
+            f"FROM chunk_vectors v JOIN documents d ON d.id = v.doc_id WHERE {_IN_SPACE[space]}"
+        )
+
+    def _split_vector_spaces(self: Store) -> None:
+        """Migration 7: one k-NN index per space, partitioned by kind and collection, with
+        times as metadata. Code vectors keep the model that made them (the text model until
+        now); the Brain re-embeds them when another code model is configured."""
+        self._exec("DROP TRIGGER IF EXISTS chunk_vectors_ad")
+        self._exec("DROP TABLE IF EXISTS vec_chunks")
+        model = self.vector_model("text")
+        if model is None:
+            return  # no index yet: reset_vectors creates each space's index on first use
+        has_code = self._rows(
+            "SELECT 1 FROM chunk_vectors v JOIN documents d ON d.id = v.doc_id "
+            "WHERE d.kind = 'code' LIMIT 1"
+        )
+        for space in SPACES:
+            if space == "code" and not has_code:
+                continue
+            self._create_vector_index(space, model[1])
+            self._fill_vector_index(space, model[1])
+            name_key, dim_key = _META[space]
+            self.meta_set(name_key, model[0])
+            self.meta_set(dim_key, str(model[1]))
+
+    # -- pending chunks ------------------------------------------------------------------
+
+    def pending_chunks(self: Store, limit: int, space: Space = "text") -> list[PendingChunk]:
+        """Chunks of a space that have no vector yet, oldest first."""
+        rows = self._rows(
+            "SELECT c.id, c.doc_id, c.title, c.heading, c.body FROM chunks c "
+            f"JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 0 AND {_IN_SPACE[space]} "
+            "ORDER BY c.id LIMIT ?",
+            (limit,),
+        )
+        return [PendingChunk(*r) for r in rows]
+
+    def pending_count(self: Store, space: Space | None = None) -> int:
+        if space is None:
+            return int(self._rows("SELECT count(*) FROM chunks WHERE embedded = 0")[0][0])
+        return int(
+            self._rows(
+                "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                f"WHERE c.embedded = 0 AND {_IN_SPACE[space]}"
+            )[0][0]
+        )
+
+    def pending_of(self: Store, doc_id: int) -> list[PendingChunk]:
+        """One document's chunks that have no vector yet."""
+        rows = self._rows(
+            "SELECT id, doc_id, title, heading, body FROM chunks WHERE doc_id = ? "
+            "AND embedded = 0 ORDER BY seq",
+            (doc_id,),
+        )
+        return [PendingChunk(*r) for r in rows]
+
+    def copy_vectors(self: Store, from_doc: int, to_doc: int) -> int:
+        """Give a new version's chunks the vectors of identical chunks of the version before
+        (same title, heading and text): an edit re-embeds only what changed."""
+        import numpy as np
+
+        pairs = self._rows(
+            "SELECT n.id, o.id FROM chunks n JOIN chunks o ON o.doc_id = ? AND o.embedded = 1 "
+            "AND o.body = n.body AND o.title = n.title AND o.heading = n.heading "
+            "WHERE n.doc_id = ? AND n.embedded = 0",
+            (from_doc, to_doc),
+        )
+        if not pairs:
+            return 0
+        doc = self._rows("SELECT kind FROM documents WHERE id = ?", (to_doc,))
+        space = space_of_kind(doc[0][0]) if doc else "text"
+        old = dict(
+            self._rows(
+                f"SELECT chunk_id, embedding FROM chunk_vectors "
+                f"WHERE chunk_id IN ({','.join('?' * len(pairs))})",
+                [o for _, o in pairs],
+            )
+        )
+        items = [
+            (new, to_doc, np.frombuffer(old[o], dtype=np.float32))
+            for new, o in pairs
+            if o in old
+        ]
+        return self.store_vectors(items, space=space)
+
+    # -- writing and reading vectors ---------------------------------------------------------
+
+    def store_vectors(
+        self: Store, items: Sequence[tuple[int, int, np.ndarray]], *, space: Space = "text"
+    ) -> int:
+        """Save unit vectors for chunks that still exist; returns how many were stored."""
+        import numpy as np
+
+        model = self.vector_model(space)
+        if model is None:
+            raise StoreError(f"no {space} embedding model is recorded in the store")
+        table, quantize = _TABLES[space], _quantizer(model[1])
+        docs = self._doc_keys({doc_id for _, doc_id, _ in items})
+        stored = 0
+        with self.transaction():
+            for chunk_id, doc_id, vector in items:
+                keys = docs.get(doc_id)
+                if keys is None:
+                    continue  # the document was deleted while we embedded it
+                blob = np.asarray(vector, dtype=np.float32).tobytes()
+                cursor = self._exec(
+                    "INSERT OR REPLACE INTO chunk_vectors "
+                    "(chunk_id, doc_id, workspace_id, embedding) "
+                    "SELECT id, doc_id, workspace_id, ? FROM chunks WHERE id = ? AND doc_id = ?",
+                    (blob, chunk_id, doc_id),
+                )
+                if cursor.rowcount != 1:
+                    continue  # the chunk was deleted or replaced while we embedded it
+                self._exec(f"DELETE FROM {table} WHERE chunk_id = ?", (chunk_id,))
+                self._exec(
+                    f"INSERT INTO {table} (chunk_id, kind, coll, created_at, updated_at, "
+                    f"embedding) VALUES (?, ?, ?, ?, ?, {quantize}(?))",
+                    (chunk_id, *keys, blob),
+                )
+                self._exec("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
+                stored += 1
+        return stored
+
+    def _doc_keys(self: Store, doc_ids: set[int]) -> dict[int, tuple[int, int, float, float]]:
+        if not doc_ids:
+            return {}
+        ids = list(doc_ids)
+        rows = self._rows(
+            "SELECT id, kind, collection, created_at, updated_at FROM documents "
+            f"WHERE id IN ({','.join('?' * len(ids))})",
+            ids,
+        )
+        return {r[0]: (KIND_KEYS[r[1]], collection_key(r[2]), r[3], r[4]) for r in rows}
+
+    def knn(
+        self: Store, query: np.ndarray, k: int, *, space: Space = "text", filters: Filters
+    ) -> list[tuple[int, float]]:
+        """Approximate neighbours from a space's quantized index: (chunk id, distance).
+
+        Kind, collection and time filters are applied inside the index scan; the caller
+        applies the rest to the candidates.
+        """
+        import numpy as np
+
+        model = self.vector_model(space)
+        if model is None:
+            return []
+        where, params = _pushdown(filters)
+        rows = self._rows(
+            f"SELECT chunk_id, distance FROM {_TABLES[space]} WHERE embedding MATCH "
+            f"{_quantizer(model[1])}(?) AND k = ?{where}",
+            (np.asarray(query, dtype=np.float32).tobytes(), min(int(k), MAX_K), *params),
+        )
+        # A partition-key IN list yields k rows per partition: keep the k best overall.
+        rows.sort(key=lambda r: r[1])
+        return [(r[0], r[1]) for r in rows[:k]]
+
+    def vectors(
+        self: Store, chunk_ids: Sequence[int], filters: Filters
+    ) -> tuple[list[int], list[int], np.ndarray]:
+        """Full vectors of those chunks that pass the filters: (chunk ids, doc ids, matrix)."""
+        import numpy as np
+
+        if not chunk_ids:
+            return [], [], np.zeros((0, 0), dtype=np.float32)
+        where, params = self._predicate(filters)
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self._rows(
+            # CROSS JOIN pins the join order: probe the few candidates, never scan documents
+            "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
+            "CROSS JOIN documents d ON d.id = v.doc_id "
+            f"WHERE v.chunk_id IN ({marks}) AND d.workspace_id = ? AND {where}",
+            (*chunk_ids, self.workspace_id, *params),
+        )
+        return _unpack(rows)
+
+    def filtered_vectors(
+        self: Store, filters: Filters, limit: int, *, space: Space = "text"
+    ) -> tuple[list[int], list[int], np.ndarray]:
+        """Every vector of a space that passes the filters, up to `limit` (exact search)."""
+        where, params = self._predicate(filters)
+        rows = self._rows(
+            "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
+            f"JOIN documents d ON d.id = v.doc_id WHERE d.workspace_id = ? AND {where} "
+            f"AND {_IN_SPACE[space]} LIMIT ?",
+            (self.workspace_id, *params, limit),
+        )
+        return _unpack(rows)
+
+    def vector_counts(self: Store) -> dict[str, Any]:
+        rows = self._rows(
+            "SELECT d.kind = 'code', count(*) FROM chunk_vectors v "
+            "JOIN documents d ON d.id = v.doc_id GROUP BY 1"
+        )
+        by = {bool(r[0]): r[1] for r in rows}
+        return {"text": by.get(False, 0), "code": by.get(True, 0)}
+
+
+def _pushdown(filters: Filters) -> tuple[str, list[Any]]:
+    """The part of the filters a vec0 scan can apply: kinds, collections, time bounds."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if filters.kinds:
+        clauses.append(f"kind IN ({','.join('?' * len(filters.kinds))})")
+        params.extend(KIND_KEYS[k] for k in filters.kinds)
+    if filters.collections:
+        clauses.append(f"coll IN ({','.join('?' * len(filters.collections))})")
+        params.extend(collection_key(c) for c in filters.collections)
+    for column, op, value in (
+        ("created_at", ">=", filters.created_after),
+        ("created_at", "<", filters.created_before),
+        ("updated_at", ">=", filters.updated_after),
+        ("updated_at", "<", filters.updated_before),
+    ):
+        if value is not None:
+            clauses.append(f"{column} {op} ?")
+            params.append(float(value))
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _vec_type(dim: int) -> str:
+    return f"bit[{dim}]" if dim % 8 == 0 else f"float[{dim}]"
+
+
+def _quantizer(dim: int) -> str:
+    return "vec_quantize_binary" if dim % 8 == 0 else "vec_f32"
+
+
+def _unpack(rows: list[Any]) -> tuple[list[int], list[int], np.ndarray]:
+    import numpy as np
+
+    if not rows:
+        return [], [], np.zeros((0, 0), dtype=np.float32)
+    matrix = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
+    return [r[0] for r in rows], [r[1] for r in rows], matrix
