@@ -202,6 +202,9 @@ class _Group(click.Group):
             formatter.write_dl(rows)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        # numpy's OpenBLAS starts a thread per core when it loads (~45 ms of a `query`); the
+        # vector leg multiplies a few hundred rows at most, and onnxruntime has its own threads.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
