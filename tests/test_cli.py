@@ -233,9 +233,13 @@ def test_missing_model_is_a_clear_error(workspace: Path) -> None:
 # -- start-up: what each command imports ---------------------------------------------------
 
 _DUMP_MODULES = """
-import atexit, sys
+import atexit, os, sys
 out, args = sys.argv[1], sys.argv[2:]
-atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
+def dump():
+    open(out, "w").write("\\n".join(sorted(sys.modules)))
+atexit.register(dump)
+exit_now = os._exit  # the CLI skips atexit on success: dump there too
+os._exit = lambda code: (dump(), exit_now(code))
 sys.argv = ["nano-brain", *args]
 from nano_brain.cli import main
 main()
