@@ -1,10 +1,19 @@
-"""Code index throughput: cold index, no-change re-index, one-file edit, embeddings.
+"""Code index throughput against its parser: cold index, no-change, one-file edit, memory.
 
-Indexes a tree (default: this interpreter's standard library) into a fresh store with the
-embedding provider off, so the numbers are parsing + writing + resolving only; then times a
-re-index with nothing changed, one after touching (same content) and one after editing a
-file, and finally embeds a sample of the symbol chunks with the configured local model to
-report embedding throughput separately.
+The tree (printed): this interpreter's standard library without its test folders (``test/``,
+``tests/``, ``idle_test/``, passed to the indexer as excludes) unless ``--root`` names
+another. It is copied to a temporary folder so the edit step can change a file. One run
+prints, for the same files:
+
+- tree-sitter's parse-only time on one core (``Parser.parse`` of every source file the index
+  parses, nothing else) and Universal Ctags' ``ctags -R`` time, when ``ctags`` is installed;
+- the cold index (embeddings off) and its ratio to the parse-only time;
+- a re-index with nothing changed, and one after editing the source file closest to 500
+  lines (a function appended to it);
+- the peak RSS of the indexing process and of its parse workers, and the store's size.
+
+Finally it embeds a sample of the symbol chunks with the local model (``--embed-sample 0``
+skips that).
 
     python benchmarks/bench_index.py [--root DIR] [--workers 2] [--embed-sample 500]
 """
@@ -14,37 +23,49 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
+import subprocess
 import sysconfig
 import tempfile
 import time
 from pathlib import Path
 
 from nano_brain import Brain
+from nano_brain.codeindex.languages import code_extensions, get_parser
 from nano_brain.codeindex.service import CodeIndex
+from nano_brain.codeindex.walk import WalkedFile, iter_workspace
 from nano_brain.config import load_config
+
+#: Folders left out of the default tree (the standard library's own test suites).
+STDLIB_EXCLUDES = ("test/", "tests/", "idle_test/")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
+    parser.add_argument("--root", type=Path, default=None, help="tree to index (default: stdlib)")
+    parser.add_argument("--exclude", action="append", default=None, help="indexer exclude")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--embed-sample", type=int, default=500)
     parser.add_argument("--model", default=None, help="local embedding model key (default: ours)")
     parser.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
     args = parser.parse_args()
+    root = args.root or Path(sysconfig.get_paths()["stdlib"])
+    exclude = list(args.exclude if args.exclude is not None else
+                   (STDLIB_EXCLUDES if args.root is None else ()))  # fmt: skip
 
     tmp = Path(tempfile.mkdtemp(prefix="nb-bench-index-"))
     try:
-        # A copy, so the edit step can modify a file without touching the interpreter.
         work = tmp / "ws"
         shutil.copytree(
-            args.root,
-            work,
-            symlinks=True,
-            ignore=shutil.ignore_patterns("__pycache__", "site-packages"),
+            root, work, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "site-packages")
         )
-        results = run(work, tmp / "brain.db", args.workers, args.embed_sample, args.model)
+        results = {
+            "tree": str(root),
+            "exclude": exclude,
+            "load_average": os.getloadavg(),
+            **run(work, tmp / "brain.db", exclude, args.workers, args.embed_sample, args.model),
+        }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(results, indent=2))
@@ -52,18 +73,70 @@ def main() -> None:
         args.out.write_text(json.dumps(results, indent=2))
 
 
-def run(work: Path, db: Path, workers: int, embed_sample: int, model: str | None) -> dict:
+def _source_files(work: Path, exclude: list[str]) -> list[WalkedFile]:
+    walked = iter_workspace(work, exclude=exclude, suffixes=code_extensions())
+    return [w for w in walked if isinstance(w, WalkedFile) and w.language is not None]
+
+
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def parse_only(files: list[WalkedFile]) -> tuple[float, float]:
+    """Seconds (wall, CPU) tree-sitter takes to parse every file on one core (files read
+    beforehand)."""
+    data = [(w.language, w.abs_path.read_bytes()) for w in files]
+    started, cpu = time.perf_counter(), time.process_time()
+    for language, source in data:
+        get_parser(language).parse(source)
+    return time.perf_counter() - started, time.process_time() - cpu
+
+
+def ctags_seconds(work: Path, exclude: list[str]) -> float | None:
+    """``ctags -R`` over the same tree and excludes, or None when ctags is not installed."""
+    ctags = shutil.which("ctags")
+    if ctags is None:
+        return None
+    args = [ctags, "-R", "-f", os.devnull, "--languages=Python,JavaScript,Go,Rust,Java,Ruby"]
+    args += [f"--exclude={e.rstrip('/')}" for e in exclude]
+    started = time.perf_counter()
+    subprocess.run([*args, "."], cwd=work, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def _near_500_lines(files: list[WalkedFile]) -> Path:
+    def lines(w: WalkedFile) -> int:
+        return w.abs_path.read_bytes().count(b"\n")
+
+    return min(files, key=lambda w: (abs(lines(w) - 500), w.path)).abs_path
+
+
+def run(
+    work: Path, db: Path, exclude: list[str], workers: int, embed_sample: int, model: str | None
+) -> dict:
+    files = _source_files(work, exclude)
+    out: dict = {"workers": workers, "cpus": os.cpu_count(), "source_files": len(files),
+                 "source_mb": round(sum(w.size for w in files) / 1e6, 1)}  # fmt: skip
     off = load_config(work, overrides={"embedding": {"provider": "none"}})
-    out: dict = {"root": str(work), "workers": workers, "cpus": os.cpu_count()}
     with Brain(work, config=off, db_path=db) as brain:
-        index = CodeIndex(brain, workers=workers)
+        index = CodeIndex(brain, workers=workers, exclude=exclude)
+        cpu0 = _cpu(resource.RUSAGE_SELF)
         t = time.perf_counter()
         cold = index.index()
         cold_s = time.perf_counter() - t
+        # CPU seconds say what the wall time would be on idle cores (the machine is shared)
+        out["cold_cpu_s"] = {
+            "indexer": round(_cpu(resource.RUSAGE_SELF) - cpu0, 2),
+            "parse_workers": round(_cpu(resource.RUSAGE_CHILDREN), 2),
+        }
+        out["peak_rss_mb"] = {
+            "indexer": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "parse_worker": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        }
         out["cold"] = {
             "seconds": round(cold_s, 2),
             "files": cold.files,
-            "source_files": cold.source_files,
             "files_per_s": round(cold.parsed / cold_s, 1),
             "symbols": cold.symbols,
             "edges": cold.edges,
@@ -72,47 +145,63 @@ def run(work: Path, db: Path, workers: int, embed_sample: int, model: str | None
             "skipped": cold.skipped,
             "phases": cold.phase_seconds,
         }
+        out["store_mb"] = round(brain.store.file_size() / 1e6, 1)
         t = time.perf_counter()
         again = index.index()
         out["no_change_reindex_s"] = round(time.perf_counter() - t, 3)
         assert again.parsed == 0 and not again.resolved, again
-        target = max(
-            (p for p in work.rglob("*.py") if "test" not in p.parts), key=lambda p: p.stat().st_size
-        )
-        os.utime(target, ns=(time.time_ns(), time.time_ns()))
-        t = time.perf_counter()
-        touched = index.index()
-        out["touched_one_file_s"] = round(time.perf_counter() - t, 3)
-        assert touched.touched == 1 and touched.parsed == 0, touched
+        target = _near_500_lines(files)
+        out["edited_file"] = {
+            "path": str(target.relative_to(work)),
+            "lines": target.read_bytes().count(b"\n"),
+        }
         with open(target, "a", encoding="utf-8") as fh:
             fh.write("\n\ndef _bench_added():\n    return _bench_added()\n")
         t = time.perf_counter()
         edited = index.index()
         out["edit_one_file_s"] = round(time.perf_counter() - t, 3)
         out["edit_one_file_phases"] = edited.phase_seconds
-        out["edit_documents_added"] = edited.documents_added
-        out["store_mb"] = round(brain.store.file_size() / 1e6, 1)
+        assert edited.parsed == 1, edited
+        os.utime(target, ns=(time.time_ns(), time.time_ns()))
+        t = time.perf_counter()
+        touched = index.index()
+        out["touched_one_file_s"] = round(time.perf_counter() - t, 3)
+        assert touched.touched == 1 and touched.parsed == 0, touched
+    # measured after the index so that reading the files does not warm its page cache
+    parse_s, parse_cpu = parse_only(files)
+    out["parse_only_1_core_s"] = round(parse_s, 2)
+    out["cold_over_parse_only"] = round(cold_s / parse_s, 2)
+    # the wall time two idle cores would need at best (all CPU spread evenly), over the parse
+    cold_cpu = out["cold_cpu_s"]["indexer"] + out["cold_cpu_s"]["parse_workers"]
+    out["cold_cpu_over_2_cores_over_parse_only"] = round(cold_cpu / 2 / parse_cpu, 2)
+    tags = ctags_seconds(work, exclude)
+    out["ctags_s"] = round(tags, 2) if tags is not None else "ctags not installed"
+    if tags:
+        out["cold_over_ctags"] = round(cold_s / tags, 1)
     if embed_sample:
-        overrides: dict = {"embedding": {"provider": "local"}}
-        if model:
-            overrides["embedding"]["model"] = model
-        on = load_config(work, overrides=overrides)
-        with Brain(work, config=on, db_path=db) as brain:
-            provider, why = brain.provider()
-            if provider is None:
-                out["embedding"] = {"error": why}
-                return out
-            t = time.perf_counter()
-            n = brain.embed_pending(limit=embed_sample)
-            secs = time.perf_counter() - t
-            out["embedding"] = {
-                "model": provider.name,
-                "chunks": n,
-                "seconds": round(secs, 2),
-                "chunks_per_s": round(n / secs, 1),
-                "pending_after": brain.store.pending_count(),
-            }
+        out["embedding"] = _embed(work, db, embed_sample, model)
     return out
+
+
+def _embed(work: Path, db: Path, sample: int, model: str | None) -> dict:
+    overrides: dict = {"embedding": {"provider": "local"}}
+    if model:
+        overrides["embedding"]["model"] = model
+    on = load_config(work, overrides=overrides)
+    with Brain(work, config=on, db_path=db) as brain:
+        provider, why = brain.provider()
+        if provider is None:
+            return {"error": why}
+        t = time.perf_counter()
+        n = brain.embed_pending(limit=sample)
+        secs = time.perf_counter() - t
+        return {
+            "model": provider.name,
+            "chunks": n,
+            "seconds": round(secs, 2),
+            "chunks_per_s": round(n / secs, 1),
+            "pending_after": brain.store.pending_count(),
+        }
 
 
 if __name__ == "__main__":

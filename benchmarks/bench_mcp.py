@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Per-call MCP latency: memory_get and memory_query over loopback HTTP and over stdio.
 
+Also times memory_write of a fresh ~1 KB note (acknowledged after its commit; the server
+embeds it in the background). Target: memory_write p50 <= 15 ms over stdio.
+
 Builds a 10k-document store from LoCoMo turns (real text, the real default model), starts
 `nano-brain serve` (loopback HTTP, bearer token) and `nano-brain mcp` (stdio) on it, and
 times each tool call end to end: JSON-RPC framing, transport, validation, the Brain call and
@@ -64,11 +67,15 @@ async def _time_calls(
     for q in questions[:10]:  # warm up: model, caches, connection
         await call("memory_query", {"query": q})
         await call("memory_get", {"id": rng.choice(ids)})
-    out: dict[str, list[float]] = {"memory_get": [], "memory_query": []}
+    out: dict[str, list[float]] = {"memory_get": [], "memory_query": [], "memory_write": []}
+    stamp = time.time_ns()
     for i in range(n):
+        note = f"Bench note {stamp}-{i}: " + " ".join(questions[(i + k) % len(questions)]
+                                                       for k in range(12))[:1000]
         for tool, args in (
             ("memory_get", {"id": rng.choice(ids)}),
             ("memory_query", {"query": questions[i % len(questions)]}),
+            ("memory_write", {"content": note, "collection": "bench-writes"}),
         ):
             start = time.perf_counter()
             result = await call(tool, args)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from . import fields, paths
 from .categorize import categorize
 from .chunking import chunk_text
 from .config import Config, LoadedConfig, load_config
@@ -20,7 +20,7 @@ from .embedder import UNSET as _UNSET_PROVIDER
 from .embedder import Embedder
 from .embedding import EmbeddingProvider
 from .errors import InvalidInputError, NanoBrainError, NotFoundError, TombstonedError
-from .filters import KINDS, Filters
+from .filters import KINDS, Filters, is_decision
 from .models import (
     AuditEntry,
     Document,
@@ -38,13 +38,7 @@ from .timeutil import iso, parse_duration, parse_instant
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$")
 _UNSET: Any = object()
-# What eviction never touches unless `storage.evict_decisions`: active decisions.
-_DECISION_SQL = (
-    "d.status = 'active' AND (d.collection = 'decisions' OR EXISTS (SELECT 1 FROM document_tags t "
-    "WHERE t.doc_id = d.id AND t.tag IN ('decision', 'auto:architecture-decision')))"
-)
 
 
 class Brain(VectorAccess):
@@ -132,15 +126,13 @@ class Brain(VectorAccess):
         overrides who the audit log names (a shared sidecar Brain writing for the harvester).
         """
         content = self._check_content(content)
-        user_tags = _clean_tags(tags)
-        if not _NAME.match(collection):
-            raise InvalidInputError(
-                f"invalid collection {collection!r}: letters, digits and _ . : / - (max 64)"
-            )
+        user_tags = fields.clean_tags(tags)
+        collection = fields.check_collection(collection)
         if kind not in KINDS:
             raise InvalidInputError(f"invalid kind {kind!r}: one of {', '.join(KINDS)}")
-        metadata = dict(metadata or {})
-        given_title = (title or "").strip()
+        metadata = fields.check_metadata(metadata)
+        source_path = fields.check_source_path(source_path)
+        given_title = fields.clean_title(title) or ""
         title = given_title or _title_of(content)
         all_tags = list(dict.fromkeys([*user_tags, *categorize(content)]))
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
@@ -314,7 +306,7 @@ class Brain(VectorAccess):
         decisions = [
             d
             for d in store.list_documents(Filters(), limit=pick * 4, order="created")
-            if _is_decision(d)
+            if is_decision(d.collection, d.tags)
         ][:per_section]
         used = [
             d
@@ -446,7 +438,7 @@ class Brain(VectorAccess):
             seen.add(successor)
             nxt = self.store.find_current(successor)
             successor = nxt.superseded_by if nxt else None
-        self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid)
+        self.store.set_status(old.uid, "superseded", now, superseded_by=new.uid, actor=self.actor)
         self._audit(
             "supersede",
             old,
@@ -471,7 +463,7 @@ class Brain(VectorAccess):
             row = self._resolve(ref)
             if row.status == status:
                 return Document.from_row(row, content=False)
-            self.store.set_status(row.uid, status, now)
+            self.store.set_status(row.uid, status, now, actor=self.actor)
             self._audit(action, row, at=now, new_status=status, details=details)
             row = self._require(self.store.find_current(row.uid), ref)
         return Document.from_row(row, content=False)
@@ -503,29 +495,22 @@ class Brain(VectorAccess):
     def prune_log(self, *, older_than: str) -> int:
         """Delete audit entries older than a duration (e.g. `365d`); the prune is logged."""
         cutoff = parse_instant(older_than)
-        count = self.store.prune_audit(cutoff)
-        with self.store.transaction():
-            self.store.audit(
-                at=time.time(),
-                actor=self.actor,
-                action="prune-log",
-                details={"older_than": older_than, "deleted": count},
-            )
-        return count
+        return self.store.prune_audit(
+            cutoff, at=time.time(), actor=self.actor, details={"older_than": older_than}
+        )
 
     def enforce_storage_limit(self) -> list[Document]:
         """Evict documents until the store is under `storage.max_size` (if set)."""
         limit = self.config.storage.max_size_bytes()
         if limit is None or self.store.logical_size() <= limit:
             return []
-        protect = "0" if self.config.storage.evict_decisions else _DECISION_SQL
         evicted: list[Document] = []
         decay = self.config.decay
         while self.store.logical_size() > limit:
             batch = self.store.eviction_candidates(
                 by_access=decay.enabled,
                 tier_seconds=decay.half_life_days() * 86400,
-                protect=protect,
+                protect_decisions=not self.config.storage.evict_decisions,
                 limit=10,
             )
             if not batch:
@@ -636,6 +621,7 @@ class Brain(VectorAccess):
     def _check_content(self, content: object) -> str:
         if not isinstance(content, str):
             raise InvalidInputError("content must be text")
+        content = fields.strip_bom(content)
         if not content.strip():
             raise InvalidInputError("content is empty")
         try:
@@ -671,14 +657,6 @@ class Brain(VectorAccess):
         if row is None:
             raise NotFoundError(f"no document {ref} in this workspace")
         return row
-
-
-def _is_decision(row: DocumentRow) -> bool:
-    return (
-        row.collection == "decisions"
-        or "decision" in row.tags
-        or "auto:architecture-decision" in row.tags
-    )
 
 
 def _fresh(rows: list[DocumentRow], seen: set[str], n: int) -> list[DocumentRow]:
@@ -735,15 +713,3 @@ def _title_of(content: str) -> str:
         if line:
             return line[:80]
     return "untitled"
-
-
-def _clean_tags(tags: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for tag in tags:
-        if not isinstance(tag, str):
-            raise InvalidInputError(f"tag {tag!r} is not text")
-        tag = tag.strip()
-        if not tag or len(tag) > 64 or any(ch.isspace() for ch in tag) or "," in tag:
-            raise InvalidInputError(f"invalid tag {tag!r}: 1-64 characters, no spaces or commas")
-        out.append(tag)
-    return list(dict.fromkeys(out))

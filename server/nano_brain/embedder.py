@@ -102,6 +102,8 @@ class Embedder:
             return None, self._errors.get(space, "no embedding provider")
         recorded = self._store.vector_model(space)
         if recorded is None:
+            if self._store.read_only:
+                return None, f"the store is read-only and has no {space} vectors"
             self._store.reset_vectors(provider.name, provider.dim, space=space, only_if_absent=True)
             recorded = self._store.vector_model(space)
         if recorded != (provider.name, provider.dim):

@@ -27,6 +27,14 @@ class StoreError(NanoBrainError):
     exit_code = 4
 
 
+class StoreReadOnlyError(StoreError):
+    """A write to a store this process may only read (its file or folder is not writable)."""
+
+
+class StoreCorruptError(StoreError):
+    """The store file is damaged or is not a nano-brain store; nothing is written to it."""
+
+
 class EmbeddingError(NanoBrainError):
     """An embedding provider failed or is misconfigured (missing model, endpoint down)."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,6 +13,15 @@ Status = Literal["active", "superseded", "retracted", "unreviewed"]
 STATUSES: tuple[Status, ...] = ("active", "superseded", "retracted", "unreviewed")
 DEFAULT_STATUSES: tuple[Status, ...] = ("active", "unreviewed")
 """What a read returns when it names no status: never superseded or retracted documents."""
+DECISION_COLLECTION = "decisions"
+DECISION_TAGS: tuple[str, ...] = ("decision", "auto:architecture-decision")
+"""A person's tag, and the category the automatic tagger gives architecture decisions."""
+
+
+def is_decision(collection: str, tags: Iterable[str]) -> bool:
+    """The one rule for what a decision is (the store's SQL for it uses the same constants):
+    a document in the decisions collection or tagged as one."""
+    return collection == DECISION_COLLECTION or any(t in DECISION_TAGS for t in tags)
 
 
 class Filters(BaseModel):

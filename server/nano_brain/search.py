@@ -43,7 +43,9 @@ _OVERSAMPLE = 2
 # Pseudo-relevance feedback: words come from the best few lexical matches, and are weighed
 # against the top of every leg's candidates.
 _FEEDBACK_DOCS = 3
-_FEEDBACK_POOL = 50
+_FEEDBACK_POOL = 30
+# Thread context: how many of the best candidates lend relevance to their neighbours.
+_THREAD_LENDERS = 20
 
 # Code-only searches: a symbol's title holds its name's words and docstring summary (see
 # codeindex.parse.search_title), so it weighs less against the body than a note's title.
@@ -60,11 +62,11 @@ _STOPWORDS = frozenset(
     """s t ll re ve d m a about above after again against all am an and any are as at be because
     been before being below between both but by can could did do does doing down during each
     few for from further had has have having he her here hers herself him himself his how i if
-    in into is it its itself just me more most my myself no nor not of off on once only or other
-    our ours ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself
-    yourselves""".split()
+    in into is it its itself just me more most my myself no nor not of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up very
+    was we were what when where which while who whom why will with would you your yours
+    yourself yourselves""".split()
 )
 
 
@@ -166,7 +168,8 @@ class SearchPipeline:
         if request.mode in ("hybrid", "lexical"):
             try:
                 hits, fallback = self._lexical(query, filters, pool, weights)
-                if hits and cfg.feedback_terms and not code_only and "trigram" not in fallback:
+                feedback = request.mode == "hybrid" and cfg.feedback_terms and not code_only
+                if hits and feedback and "trigram" not in fallback:
                     hits, used = self._feedback(query, hits, ranked, filters, pool, weights)
                     if used:
                         fallback.append("feedback")
@@ -296,7 +299,9 @@ class SearchPipeline:
         """
         store = self._store
         floor = self._config.vector_min_similarity
-        selective = filters.has_user_filters() and (
+        # kind, collection and time filters are exact inside the k-NN scan; only the others
+        # (tags, statuses, as-of) can starve it, and then a small filtered set is scanned
+        selective = _unpushed(filters) and (
             store.count_documents(filters, _EXACT_LIMIT + 1) <= _EXACT_LIMIT
         )
         if not selective:
@@ -340,8 +345,12 @@ class SearchPipeline:
             ran & {"vector", "code_vector"}
         )
         best_possible = best / (rrf_k + 1) or 1.0
-        docs = self._store.get_many((c.doc_id for c in candidates), content=request.include_content)
         now = time.time() if request.as_of is None else parse_instant(request.as_of)
+        docs = self._store.get_many(
+            (c.doc_id for c in candidates),
+            content=request.include_content,
+            as_of=None if request.as_of is None else now,
+        )
         half_life = parse_duration(cfg.recency_half_life)
         decay_days = self._decay.half_life_days()
         scored: list[_Scored] = []
@@ -373,7 +382,7 @@ class SearchPipeline:
             scored.append(_Scored(cand, doc, relevance / best_possible, explain))
         # keyword and meaning-only searches return what matched; hybrid also brings context
         if request.mode == "hybrid" and cfg.thread_weight and cfg.thread_window:
-            scored = self._thread_context(scored, filters, request.include_content)
+            scored = self._thread_context(scored, filters, request)
         usage_weight = cfg.usage_boost_weight if request.mode == "hybrid" else 0.0
         top = max((s.score for s in scored), default=0.0)
         for item in scored:
@@ -400,14 +409,18 @@ class SearchPipeline:
         return scored
 
     def _thread_context(
-        self, scored: list[_Scored], filters: Filters, content: bool
+        self, scored: list[_Scored], filters: Filters, request: SearchRequest
     ) -> list[_Scored]:
         """Each candidate lends a share of its relevance to its neighbours in its thread
         (the notes written just before and after it by the same writer), nearer ones more;
         a neighbour that was no candidate joins the list with that share."""
         cfg = self._config
         by_id = {s.doc.id: s for s in scored}
-        links = self._store.thread_neighbours(list(by_id), filters, cfg.thread_window)
+        # the best candidates lend: a weak one's share could not lift anything into view
+        lenders = sorted(scored, key=lambda s: -s.score)[:_THREAD_LENDERS]
+        links = self._store.thread_neighbours(
+            [s.doc.id for s in lenders], filters, cfg.thread_window
+        )
         # per neighbour and distance, the best lender at that distance; the shares of the
         # distances add up (a reply two turns after a match and one before another gets both)
         best: dict[int, dict[int, tuple[float, int]]] = {}
@@ -423,7 +436,8 @@ class SearchPipeline:
             for n, at in best.items()
         }
         joining = [n for n in lent if n not in by_id]
-        docs = self._store.get_many(joining, content=content)
+        as_of = None if request.as_of is None else parse_instant(request.as_of)
+        docs = self._store.get_many(joining, content=request.include_content, as_of=as_of)
         firsts = self._store.first_chunks(joining)
         for doc_id in joining:
             doc = docs.get(doc_id)
@@ -454,8 +468,9 @@ class SearchPipeline:
 
     def _hits(self, scored: list[_Scored], request: SearchRequest) -> list[SearchHit]:
         chunks = self._store.chunk_texts(s.cand.chunk_id for s in scored)
+        as_of = None if request.as_of is None else parse_instant(request.as_of)
         successors = {
-            uid: self._store.find_current(uid)
+            uid: self._store.find_current(uid, as_of=as_of)
             for uid in {s.doc.superseded_by for s in scored} - {None}
         }
         out: list[SearchHit] = []
@@ -581,6 +596,13 @@ def _code_query(query: str) -> str:
     """The query without words that only name a programming language (if others remain)."""
     kept = [w for w in query.split() if w.strip(".,;:!?()\"'").lower() not in _LANGUAGE_WORDS]
     return " ".join(kept) if kept else query
+
+
+def _unpushed(filters: Filters) -> bool:
+    """Whether filters restrict documents in ways the k-NN scan does not apply itself."""
+    return bool(
+        filters.tags or filters.statuses or filters.include_superseded or filters.as_of
+    )
 
 
 def _feedback_words(

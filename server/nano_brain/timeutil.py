@@ -1,4 +1,8 @@
-"""Time parsing shared by config and filters: durations (`7d`) and RFC 3339 instants."""
+"""Time parsing shared by config and filters: durations (`7d`) and RFC 3339 instants.
+
+Every instant is bounded to years 1-9999 (what `datetime` can show), so a parsed time can
+always be printed back and compared; anything outside is a clear error, not an overflow later.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +12,49 @@ from datetime import UTC, datetime
 
 from .errors import InvalidInputError
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w|y)\s*$", re.IGNORECASE)
+_DURATION = re.compile(r"^\s*([0-9]{1,12}(?:\.[0-9]{1,9})?)\s*(s|m|h|d|w|y)\s*$", re.I | re.A)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+MAX_TIME_CHARS = 64
+"""Longer text is no time anyone means; refused before it is parsed."""
+MIN_EPOCH = datetime(1, 1, 1, tzinfo=UTC).timestamp()
+MAX_EPOCH = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
+MAX_DURATION = MAX_EPOCH - MIN_EPOCH
+"""The longest span between two instants that can be shown (about 9999 years)."""
 
 
 def parse_duration(text: str) -> float:
     """Seconds in a duration such as `90s`, `30m`, `24h`, `7d`, `2w`, `1y`."""
-    match = _DURATION.match(str(text))
+    value = _bounded(text, "duration")
+    match = _DURATION.match(value)
     if not match:
         raise InvalidInputError(
-            f"invalid duration {text!r}: expected a number and a unit (s, m, h, d, w, y), e.g. 7d"
+            f"invalid duration {value!r}: expected a number and a unit (s, m, h, d, w, y), e.g. 7d"
         )
-    return float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+    seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+    if seconds > MAX_DURATION:
+        raise InvalidInputError(f"invalid duration {value!r}: longer than 9999 years")
+    return seconds
 
 
 def parse_instant(text: str, *, now: float | None = None) -> float:
     """Epoch seconds of an RFC 3339 time, a date, or a duration ago (`7d` = seven days ago)."""
-    value = str(text).strip()
+    value = _bounded(text, "time").strip()
     if _DURATION.match(value):
-        return (time.time() if now is None else now) - parse_duration(value)
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise InvalidInputError(
-            f"invalid time {text!r}: expected RFC 3339 (2024-05-01T12:00:00Z), "
-            "a date (2024-05-01) or a duration ago (7d, 2w, 24h)"
-        ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.timestamp()
+        epoch = (time.time() if now is None else now) - parse_duration(value)
+    else:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            raise InvalidInputError(
+                f"invalid time {value!r}: expected RFC 3339 (2024-05-01T12:00:00Z), "
+                "a date (2024-05-01) or a duration ago (7d, 2w, 24h)"
+            ) from None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        epoch = parsed.timestamp()
+    if not MIN_EPOCH <= epoch <= MAX_EPOCH:
+        raise InvalidInputError(f"invalid time {value!r}: before year 1 or after year 9999 (UTC)")
+    return epoch
 
 
 def iso(epoch: float | None) -> str | None:
@@ -46,3 +64,13 @@ def iso(epoch: float | None) -> str | None:
     return (
         datetime.fromtimestamp(epoch, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     )
+
+
+def _bounded(text: object, what: str) -> str:
+    if not isinstance(text, str):
+        raise InvalidInputError(f"invalid {what} {text!r}: expected text such as 7d")
+    if len(text) > MAX_TIME_CHARS:
+        raise InvalidInputError(
+            f"invalid {what}: {len(text)} characters, over the {MAX_TIME_CHARS} limit"
+        )
+    return text

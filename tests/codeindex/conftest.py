@@ -9,10 +9,15 @@ from pathlib import Path
 import pytest
 
 from nano_brain.codeindex import CodeGraph, FileIndex, Symbol, build_graph, parse_file
+from nano_brain.codeindex.parse import parse_file_reference
 
 
 def parse(path: str, source: str) -> FileIndex:
-    return parse_file(path, textwrap.dedent(source).encode())
+    """Parse a fixture; the query-driven extraction must equal the reference one on it."""
+    data = textwrap.dedent(source).encode()
+    index = parse_file(path, data)
+    assert index == parse_file_reference(path, data), path
+    return index
 
 
 def by_name(index: FileIndex) -> dict[str, Symbol]:

@@ -99,3 +99,29 @@ def test_lexical_search_sees_indexed_code(ws: Path) -> None:
     nb(ws, "index", "--json")
     hits = nb_json(ws, "search", "split", "words", "--kind", "code")
     assert hits["results"][0]["source_path"] == "code://lib/core.py::parse"
+
+
+def test_callees_show_callee_expressions_as_written(workspace: Path) -> None:
+    long_args = ", ".join(f"argument_number_{i}" for i in range(20))
+    write_tree(
+        workspace,
+        {
+            "seg.py": f"""
+                def render(new_segments):
+                    out = "".join(segment.text
+                                  for segment in new_segments).strip()
+                    return build({long_args}).finish()
+                """,
+        },
+    )
+    nb(workspace, "index")
+    calls = nb_json(workspace, "callees", "render")["callees"]
+    shown = {c["name"]: c["expression"] for c in calls}
+    # the source text, one space per run of blanks (not "segment.textforsegmentinnew_segments")
+    assert shown["strip"] == '"".join(segment.text for segment in new_segments).strip'
+    assert shown["join"] == '"".join'
+    finish = shown["finish"]
+    assert finish.startswith("build(argument_number_0, argument_number_1,")
+    assert finish.endswith("…") and len(finish) == 160
+    human = nb(workspace, "callees", "render").stdout
+    assert '? "".join(segment.text for segment in new_segments).strip' in human

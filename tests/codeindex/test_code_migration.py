@@ -82,7 +82,7 @@ def test_schema_4_symbol_chunks_move_to_bulk_indexing(workspace: Path) -> None:
         {
             "ledger.py": (
                 "def settle_invoice(total):\n"
-                "    \"\"\"Close the books.\"\"\"\n"
+                '    """Close the books."""\n'
                 "    return reconcile_quarterly(total)\n"
             ),
             "notes.md": "# Ledger\n\nWe reconcile quarterly.\n",

@@ -8,6 +8,7 @@ from pathlib import Path
 from lsprotocol import types as lsp
 
 from nano_brain import Brain
+from nano_brain.codeindex import CodeIndex
 from nano_brain.embedding import EmbeddingProvider
 
 from .conftest import BILLING, start, stop
@@ -129,6 +130,60 @@ def test_opening_a_file_prefetches_its_hovers(project: Path, seeded: dict[str, s
             assert await misses() == before  # both answered from the prefetched results
             await session.hover(uri, 4, 35)  # `cart`: a word nobody prefetched
             assert await misses() == before + 1
+        finally:
+            await stop(session)
+
+    asyncio.run(body())
+
+
+def test_retracted_and_superseded_anchored_notes_stay_hidden(
+    project: Path, real_provider: EmbeddingProvider
+) -> None:
+    """Hover, the "N notes" lens, stale hints and the notes command read anchored notes with
+    the default statuses of a search: retracted and superseded notes are not shown."""
+    symbol = "billing.py::compute_invoice_total"
+    with Brain(project, provider=real_provider) as brain:
+        index = CodeIndex(brain)
+        index.index()
+        shown = brain.write(
+            "Invoice totals round after tax\n\nRound once, at the end.",
+            title="Invoice totals round after tax", tags=["decision"],
+        ).document.id  # fmt: skip
+        old = brain.write(
+            "Invoice lines round one by one\n\nEach line is rounded.",
+            title="Invoice lines round one by one",
+        ).document.id  # fmt: skip
+        wrong = brain.write(
+            "Invoices carry no tax\n\nTax is never added.", title="Invoices carry no tax"
+        ).document.id
+        successor = brain.write(
+            "Rounding moved to the finance service.", title="Rounding moved to finance"
+        ).document.id
+        for note in (shown, old, wrong):
+            index.anchor(note, symbol)
+        brain.supersede(old, successor)
+        brain.retract(wrong)
+
+    async def body() -> None:
+        session = await start(project, options={"mcp": {"transport": "off"}})
+        try:
+            await session.indexed()
+            uri = session.open("billing.py")
+            text = _text(await session.hover(uri, DEF_LINE, 10))
+            assert f"#{shown}" in text
+            assert f"#{old}" not in text and f"#{wrong}" not in text
+            lenses = await session.client.text_document_code_lens_async(
+                lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri))
+            )
+            assert [lens.command.title for lens in lenses] == ["1 note"]
+            notes = await session.command("nano-brain.notes", {"uri": uri, "symbol": symbol})
+            assert [n["id"] for n in notes["notes"]] == [shown]
+            await session.wait_for(lambda: uri in session.diagnostics, 20)
+            edited = BILLING.replace("round(subtotal * (1 + tax_rate), 2)", "subtotal + tax_rate")
+            session.replace(uri, edited)
+            await session.wait_for(lambda: bool(session.diagnostics.get(uri)), 20)
+            await asyncio.sleep(0.5)  # every hint of this change has arrived
+            assert [d.data["note"] for d in session.diagnostics[uri]] == [shown]
         finally:
             await stop(session)
 

@@ -121,10 +121,18 @@ class Served:
         return self.proc.returncode
 
 
-def start_serve(env: Env, *args: str) -> Served:
-    """Start `nano-brain serve --json ARGS` and wait until it announces its endpoint."""
+def start_serve(env: Env, *args: str, options: tuple[str, ...] = ()) -> Served:
+    """Start `nano-brain OPTIONS serve --json ARGS` and wait until it announces its endpoint."""
     proc = subprocess.Popen(
-        [*nano_brain_command(), "serve", "--workspace", str(env.workspace), "--json", *args],
+        [
+            *nano_brain_command(),
+            *options,
+            "serve",
+            "--workspace",
+            str(env.workspace),
+            "--json",
+            *args,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -150,8 +158,8 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
     """Start servers on demand (fresh env per test); all are stopped at teardown."""
     started: list[Served] = []
 
-    def start(*args: str, env: Env | None = None) -> Served:
-        served = start_serve(env or make_env(tmp_path), *args)
+    def start(*args: str, env: Env | None = None, options: tuple[str, ...] = ()) -> Served:
+        served = start_serve(env or make_env(tmp_path), *args, options=options)
         started.append(served)
         return served
 
@@ -160,7 +168,9 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
         served.stop()
 
 
-def stdio_client(env: Env, *extra: str) -> AbstractAsyncContextManager[Client]:
+def stdio_client(env: Env, *extra: str, mode: str = "auto") -> AbstractAsyncContextManager[Client]:
+    """An SDK client over a fresh `nano-brain mcp` (mode "legacy": the initialize handshake
+    that today's agents use, where ping exists)."""
     command = nano_brain_command()
     params = StdioServerParameters(
         command=command[0],
@@ -168,7 +178,7 @@ def stdio_client(env: Env, *extra: str) -> AbstractAsyncContextManager[Client]:
         env=env.vars,
         cwd=str(env.root),
     )
-    return Client(params)
+    return Client(params, mode=mode)
 
 
 @pytest.fixture(scope="module", params=["stdio", "http", "unix"])

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp_types import CallToolResult
@@ -37,6 +38,14 @@ EXPECTED_HINTS = {
     "code_impact": (True, False, True),
     "code_search": (True, False, True),
 }
+
+
+async def _embedded(client: Any, timeout: float = 30.0) -> None:
+    """Wait until the server's background embedder has no pending chunk left."""
+    deadline = anyio.current_time() + timeout
+    while (await ok(client, "memory_status", {}))["pending_embeddings"]:
+        assert anyio.current_time() < deadline, "vectors did not follow the write"
+        await anyio.sleep(0.05)
 
 
 async def ok(client: Client, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -111,7 +120,8 @@ async def test_every_tool_round_trip(transport: tuple[str, Env, ClientFactory]) 
                 "metadata": {"ticket": 42},
             },
         )
-        assert first["created"] is True and first["embedded"] is True
+        # acknowledged before its vectors exist: the server embeds in the background
+        assert first["created"] is True and first["embedded"] is False
         a = first["document"]["id"]
         assert first["document"]["author"] == "mcp"
         again = await ok(
@@ -123,6 +133,7 @@ async def test_every_tool_round_trip(transport: tuple[str, Env, ClientFactory]) 
 
         lexical = await ok(client, "memory_search", {"query": "WAL job queue", "tags": [tag]})
         assert lexical["mode"] == "lexical" and [r["id"] for r in lexical["results"]] == [a]
+        await _embedded(client)
         vector = await ok(
             client,
             "memory_vsearch",
@@ -249,6 +260,28 @@ BAD_INPUT: list[tuple[str, dict[str, Any], str]] = [
     ("memory_history", {"id": 7}, "id: Input should be a valid string"),
     ("memory_wake_up", {"budget_chars": 10}, "budget_chars"),
     ("memory_status", {"verbose": True}, "unknown argument"),
+    # Strict types at the edge: no JSON value stands in for another.
+    ("memory_query", {"query": "x", "max_results": True}, "max_results: Input should be a valid"),
+    ("memory_query", {"query": "x", "max_results": "10"}, "max_results: Input should be a valid"),
+    ("memory_query", {"query": "x", "max_results": 10.0}, "max_results: Input should be a valid"),
+    ("memory_query", {"query": "x", "include_content": "yes"}, "include_content: Input should"),
+    ("memory_query", {"query": "x", "explain": 1}, "explain: Input should be a valid boolean"),
+    ("memory_wake_up", {"budget_chars": "4000"}, "budget_chars: Input should be a valid"),
+    ("code_impact", {"symbol": "f", "depth": False}, "depth: Input should be a valid integer"),
+    # No control characters where a field is one line; bounded times.
+    ("memory_write", {"content": "x", "title": "nul\x00title"}, "title: must be one line"),
+    ("memory_write", {"content": "x", "source_path": "a\x00b.md"}, "source_path: must be one"),
+    ("memory_write", {"content": "x", "tags": ["nul\x00"]}, "tags.0: must be 1-64 characters"),
+    ("memory_write", {"content": "x", "metadata": {"k": "v\x00"}}, "metadata.k: text holds a"),
+    ("memory_write", {"content": "x", "metadata": {"k\x00": 1}}, "metadata.k\\x00.[key]: must be"),
+    ("memory_write", {"content": "x", "metadata": {"k": 2**70}}, "64-bit"),
+    ("memory_write", {"content": "x", "collection": "memory\n"}, "collection: must be letters"),
+    ("memory_write", {"content": "nul\x00content"}, "NUL"),
+    ("memory_query", {"query": "x", "created_after": "99999999999d"}, "longer than 9999 years"),
+    ("memory_query", {"query": "x", "as_of": "9999-12-31T23:59:59-01:00"}, "after year 9999"),
+    ("memory_query", {"query": "x", "created_before": "1" * 65}, "at most 64 characters"),
+    ("memory_retract", {"id": "x", "reason": "nul\x00"}, "reason: must be no control"),
+    ("code_callers", {"symbol": "f\x00"}, "symbol: must be one line without control"),
     ("memory_teleport", {}, "unknown tool"),
 ]
 
@@ -283,3 +316,15 @@ async def test_vector_search_without_a_model_says_so(serve: Any, tmp_path: Path)
         assert "vector search is unavailable" in message
         hybrid = await ok(client, "memory_query", {"query": "parsers"})
         assert hybrid["results"] and hybrid["legs"]["vector"].startswith("unavailable")
+
+
+async def test_a_leading_bom_is_dropped_from_title_and_content(
+    transport: tuple[str, Env, ClientFactory],
+) -> None:
+    name, _, connect = transport
+    async with connect() as client:
+        args = {"content": f"\ufeffBOM note over {name}", "title": f"\ufeffBOM title {name}"}
+        written = await ok(client, "memory_write", args)
+        doc = await ok(client, "memory_get", {"id": written["document"]["id"]})
+    assert doc["title"] == f"BOM title {name}"
+    assert doc["content"] == f"BOM note over {name}"

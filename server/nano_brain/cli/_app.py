@@ -206,6 +206,12 @@ class _Group(click.Group):
         # numpy's OpenBLAS starts a thread per core when it loads (~45 ms of a `query`); the
         # vector leg multiplies a few hundred rows at most, and onnxruntime has its own threads.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        argv = args[0] if args else kwargs.get("args")
+        # Bytes that are not UTF-8 reach Python's argv as lone surrogates, which no store or
+        # output can encode: refuse them once, here, before any command sees them.
+        for arg in sys.argv[1:] if argv is None else argv:
+            if not _is_text(arg):
+                fail(f"argument {arg!r} is not UTF-8 text", EXIT_USAGE)
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
@@ -234,10 +240,17 @@ class _Group(click.Group):
             log.debug("unexpected error", exc_info=True)
             fail(f"internal error: {type(exc).__name__}: {exc} (-vv shows the traceback)", 1)
         code = code if isinstance(code, int) else 0
-        from_command_line = (args[0] if args else kwargs.get("args")) is None
-        if from_command_line:  # not a test runner or a program calling main(args) in-process
+        if argv is None:  # the command line, not a test or a program calling main(args)
             _exit_now(code)
         sys.exit(code)
+
+
+def _is_text(arg: str) -> bool:
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _exit_now(code: int) -> None:

@@ -93,7 +93,7 @@ def _print_report(report: IndexReport, data: dict[str, Any]) -> None:
 @main.command("symbols")
 @click.argument("query")
 @click.option("--kind", type=click.Choice(sorted(SYMBOL_KINDS)), default=None)
-@click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--limit", "-n", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
 @common_options
 def symbols_cmd(
     query: str,

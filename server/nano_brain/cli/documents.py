@@ -112,8 +112,8 @@ def delete(ref: str, workspace: Path | None, db: Path | None, as_json: bool) -> 
 
 
 @main.command(name="list")
-@click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
-@click.option("--offset", type=click.IntRange(min=0), default=0)
+@click.option("--limit", "-n", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
+@click.option("--offset", type=click.IntRange(0, 10**12), default=0)
 @click.option("--collection", "-c", multiple=True)
 @click.option("--tag", "tags", multiple=True)
 @click.option("--kind", multiple=True, type=click.Choice(KINDS))

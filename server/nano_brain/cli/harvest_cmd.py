@@ -122,7 +122,7 @@ def watch(
 
 @main.command()
 @click.option("--ticket", help="Only sessions tagged with this ticket id (e.g. ABC-123).")
-@click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--limit", "-n", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
 @common_options
 def sessions(
     ticket: str | None, limit: int, workspace: Path | None, db: Path | None, as_json: bool

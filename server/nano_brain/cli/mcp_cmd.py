@@ -30,7 +30,11 @@ _extra_tools = click.option(
 
 
 def _open(workspace: Path | None, db: Path | None) -> Brain:
-    return Brain(workspace, db_path=db, actor="mcp")
+    brain = Brain(workspace, db_path=db, actor="mcp")
+    # a server lives long: writes are acknowledged at once and embedded in the background,
+    # and whatever an earlier process left pending is caught up now
+    brain.embedder.start()
+    return brain
 
 
 @main.command("mcp")

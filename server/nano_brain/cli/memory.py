@@ -49,7 +49,7 @@ def confirm(ref: str, workspace: Path | None, db: Path | None, as_json: bool) ->
 
 
 @main.command()
-@click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--limit", "-n", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
 @common_options
 def review(limit: int, workspace: Path | None, db: Path | None, as_json: bool) -> None:
     """List documents waiting for review (confirm them with `nano-brain confirm`)."""
@@ -105,7 +105,7 @@ def history(ref: str, workspace: Path | None, db: Path | None, as_json: bool) ->
 
 
 @main.command(name="log")
-@click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--limit", "-n", type=click.IntRange(1, 1_000_000), default=50, show_default=True)
 @click.option("--doc", "ref", help="Only entries for this #id.")
 @click.option(
     "--prune-older-than",

@@ -21,26 +21,29 @@ for ``Brain.embed_pending`` (the CLI runs it after indexing unless told not to).
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import multiprocessing
 import os
 import posixpath
+import secrets
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
-from ..store.code import CodeStore, FileRecord
+from ..store.code import BulkFile, CodeStore, FileRecord
 from .errors import CodeIndexError
 from .languages import code_extensions
 from .model import Assignment, CallSite, FileIndex, ImportEdge, Symbol
 from .parse import parse_file
-from .resolve import CodeGraph
+from .resolve import CodeGraph, Reference, python_module_names
 from .walk import DEFAULT_MAX_BYTES, SkippedFile, WalkedFile, iter_workspace
 
 if TYPE_CHECKING:
@@ -55,10 +58,15 @@ POOL_THRESHOLD = 48
 #: Files per write transaction: small enough that other writers never wait long.
 BATCH_FILES = 250
 _PENDING_KEY = "code_resolve_pending"
+#: set while symbol chunks of a bulk run wait for their full-text rows
+_FULLTEXT_KEY = "code_fulltext_pending"
+#: more names than this to re-resolve: resolving everything is as cheap
+_MAX_NAMES = 4000
 _CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "module", "type"})
 _BASES_SEP = "\x1f"
 
-#: progress(phase, done, total); phases: ``scan``, ``parse``, ``resolve``.
+#: progress(phase, done, total); phases: ``scan``, ``parse``, ``resolve`` (and ``embed``
+#: when ``CodeIndex.index`` embeds afterwards).
 IndexProgress = Callable[[str, int, int], None]
 
 
@@ -90,6 +98,8 @@ class IndexReport:
     seconds: float = 0.0
     phase_seconds: dict[str, float] = field(default_factory=dict)
     pending_embeddings: int = 0
+    #: chunks embedded after the index committed (``CodeIndex.index(embed=True)``)
+    embedded: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -125,6 +135,9 @@ def _work(job: tuple[str, str, str | None, str | None, int, int]) -> tuple[Any, 
         return ("skip", path, "no_grammar", str(exc))
     except Exception as exc:  # a grammar bug must not stop the index
         return ("skip", path, "parse_error", f"{type(exc).__name__}: {exc}")
+    # the search document's metadata and public id are made here, in parallel, too
+    meta_head = '{"kind": '
+    meta_tail = f', "language": {json.dumps(language)}, "path": {json.dumps(path)}, '
     symbols = [
         (
             s.qualified_name,
@@ -140,6 +153,9 @@ def _work(job: tuple[str, str, str | None, str | None, int, int]) -> tuple[Any, 
             s.search_text,
             hashlib.sha256(s.search_text.encode("utf-8", "replace")).hexdigest(),
             s.search_title,
+            f'{meta_head}{json.dumps(s.kind)}{meta_tail}"qualified_name": '
+            f"{json.dumps(s.qualified_name)}}}",
+            secrets.token_hex(6),
         )
         for s in index.symbols
     ]
@@ -181,13 +197,68 @@ def _pool_context() -> Any:
     # fork starts workers in milliseconds (they only parse), but forking a process that runs
     # other threads (the editor sidecar) can deadlock the children: use a forkserver there.
     if sys.platform.startswith("linux"):
-        return multiprocessing.get_context(
-            "fork" if threading.active_count() == 1 else "forkserver"
-        )
+        if threading.active_count() == 1:
+            return multiprocessing.get_context("fork")
+        ctx = multiprocessing.get_context("forkserver")
+        # the server imports the parser once; each pool's workers fork from it ready to parse
+        ctx.set_forkserver_preload([__name__])
+        return ctx
     return multiprocessing.get_context("spawn")
 
 
 # -- main side --------------------------------------------------------------------------------
+
+#: what other files can see of one file: ((namespace, default export) or None when the file
+#: is not indexed, symbols (qualified name, name, kind, parent, bases), imports (module,
+#: member, alias)); see CodeStore.interface_of
+_Interface = tuple[Any, list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+@contextmanager
+def _run_lock(db_path: Path) -> Iterator[None]:
+    """One index run at a time per store, across processes (an editor's sidecar and a CLI
+    run may index the same store): a bulk run's unfinished state must not be mistaken for an
+    interrupted one."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: runs are not serialised across processes
+        yield
+        return
+    with open(f"{db_path}.index-lock", "a+b") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class _Worker(threading.Thread):
+    """A thread that keeps its exception for the one who joins it."""
+
+    def __init__(self, target: Callable[[], None]) -> None:
+        super().__init__(name="nano-brain-fulltext", daemon=True)
+        self._job = target
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self._job()
+        except BaseException as exc:  # re-raised by the joining thread
+            self.error = exc
+
+
+def _module_names_collide(code: CodeStore, paths: list[str]) -> bool:
+    """Whether a Python file added or removed shares a module name with another file (then
+    imports elsewhere may have become, or stopped being, ambiguous)."""
+    changed = {p for p in paths if p.endswith((".py", ".pyi"))}
+    if not changed:
+        return False
+    now = {row[1] for row in code.graph_files() if row[2] == "python"}
+    for files in (now | changed, now - changed):
+        for owners in python_module_names(files).values():
+            if len(owners) > 1 and changed & set(owners):
+                return True
+    return False
 
 
 class Indexer:
@@ -212,16 +283,22 @@ class Indexer:
 
     def run(self, progress: IndexProgress | None = None) -> IndexReport:
         """One incremental pass; returns what it did (never raises for one bad file)."""
+        with _run_lock(self.brain.store.path):
+            return self._run(progress or (lambda phase, done, total: None))
+
+    def _run(self, notify: IndexProgress) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
+        store = self.brain.store
         # parse results of this run, kept for the resolver: {path: (FileIndex, call edge ids)}
         self._fresh: dict[str, tuple[FileIndex, list[int]]] = {}
-        # bare names (and class names) defined, before or after, in the files this run changed:
-        # only calls of those names can resolve differently (see _resolve)
-        self._names: set[str] = set()
-        self._classes: set[str] = set()
-        self._full = self.brain.store.meta_get(_PENDING_KEY) == "1"
-        notify = progress or (lambda phase, done, total: None)
+        # what other files' calls could see of each file this run replaced or removed, before
+        # (None: the file is new); only calls that saw something that changed are re-resolved
+        self._before: dict[str, _Interface | None] = {}
+        # symbol chunks written without their full-text rows (bulk runs), by id range
+        self._unindexed: list[tuple[int, int]] = []
+        self._recover()
+        self._full = store.meta_get(_PENDING_KEY) == "1"
         known = self.code.files()
         self.code.tune_for_bulk()
         jobs, seen = self._scan(known, report, notify)
@@ -229,13 +306,18 @@ class Indexer:
         report.phase_seconds["scan"] = round(t_scan - started, 4)
         deleted = sorted(p for p in known if p not in seen)
         report.deleted = len(deleted)
-        changed = self._parse_and_write(jobs, known, deleted, report, notify)
+        # a first index (no source file known yet) loads in bulk: lookup indexes built after
+        # the load, full-text rows added in one statement, calls resolved in memory
+        bulk = len(jobs) >= POOL_THRESHOLD and not any(r.language for r in known.values())
+        changed = self._parse_and_write(jobs, known, deleted, report, notify, bulk)
         t_write = time.perf_counter()
         report.phase_seconds["parse_write"] = round(t_write - t_scan, 4)
-        if changed or self.brain.store.meta_get(_PENDING_KEY) == "1":
-            self._resolve(report, notify)
+        if changed or self._full or self._unindexed:
+            self._resolve(report, notify, bulk)
             report.resolved = True
         report.phase_seconds["resolve"] = round(time.perf_counter() - t_write, 4)
+        if bulk and changed:
+            self.code.checkpoint()
         counts = self.code.counts()
         report.files = counts["files"]
         report.source_files = counts["source_files"]
@@ -244,11 +326,11 @@ class Indexer:
         report.edges = counts["edges"]
         report.calls = counts["calls"]
         report.resolved_calls = counts["resolved_calls"]
-        report.pending_embeddings = self.brain.store.pending_count()
+        report.pending_embeddings = store.pending_count()
         report.seconds = round(time.perf_counter() - started, 4)
         if changed:
-            with self.brain.store.transaction():
-                self.brain.store.audit(
+            with store.transaction():
+                store.audit(
                     at=time.time(),
                     actor=self.brain.actor,
                     action="index",
@@ -258,6 +340,18 @@ class Indexer:
                     },
                 )
         return report
+
+    def _recover(self) -> None:
+        """Finish what an interrupted bulk run left undone: full-text rows, lookup indexes."""
+        store = self.brain.store
+        if store.meta_get(_FULLTEXT_KEY) == "1":
+            log.info("full-text rows of an interrupted index run: rebuilding the FTS indexes")
+            with store.transaction():
+                self.code.rebuild_fulltext()
+                store.meta_set(_FULLTEXT_KEY, "0")
+        if self.code.missing_indexes():
+            with store.transaction():
+                self.code.ensure_indexes()
 
     # -- scan ------------------------------------------------------------------------------
 
@@ -279,7 +373,9 @@ class Indexer:
             if isinstance(item, SkippedFile):
                 report.skip(item.path, item.reason)
                 continue
-            if item.language is None and Path(item.path).suffix.lower() not in TEXT_SUFFIXES:
+            if item.language is None and posixpath.splitext(item.path)[1].lower() not in (
+                TEXT_SUFFIXES
+            ):
                 continue  # e.g. Gemfile-like names the walk keeps; not ours
             seen.add(item.path)
             old = known.get(item.path)
@@ -303,7 +399,7 @@ class Indexer:
             return
         report.workers = self.workers
         with ProcessPoolExecutor(self.workers, mp_context=_pool_context()) as pool:
-            yield from pool.map(_work, jobs, chunksize=8)
+            yield from pool.map(_work, jobs, chunksize=4)
 
     def _parse_and_write(
         self,
@@ -312,11 +408,16 @@ class Indexer:
         deleted: list[str],
         report: IndexReport,
         notify: IndexProgress,
+        bulk: bool,
     ) -> bool:
         """Parse what changed and write it in batches; True when any row changed."""
         store = self.brain.store
         cfg = self.brain.config.chunking
         by_path = {w.path: w for w, _ in walked}
+        if len(walked) >= POOL_THRESHOLD:
+            # big files first: the pool's last chunks are then short and the workers finish
+            # together (a huge file parsed last would keep one core busy alone)
+            walked = sorted(walked, key=lambda item: -item[0].size)
         jobs = [
             (
                 w.path,
@@ -332,12 +433,14 @@ class Indexer:
             return False
         tombstoned = self.code.tombstoned()
         changed = False
-        if deleted:
+        if deleted or bulk:
             with store.transaction():
                 store.meta_set(_PENDING_KEY, "1")
+                if bulk:
+                    store.meta_set(_FULLTEXT_KEY, "1")
+                    self.code.drop_lookup_indexes()
                 for path in deleted:
-                    self._forget_names(path)
-                    self.code.delete_file(path)
+                    self._forget(path)
             changed = True
         total = len(jobs)
         done = 0
@@ -346,12 +449,19 @@ class Indexer:
             batch.append(result)
             done += 1
             if len(batch) >= self.batch_files:
-                changed |= self._write_batch(batch, by_path, known, tombstoned, report)
+                changed |= self._write_batch(batch, by_path, known, tombstoned, report, bulk)
                 batch = []
             notify("parse", done, total)
         if batch:
-            changed |= self._write_batch(batch, by_path, known, tombstoned, report)
+            changed |= self._write_batch(batch, by_path, known, tombstoned, report, bulk)
         return changed
+
+    def _forget(self, path: str) -> None:
+        """Remove an indexed file's rows, remembering what other files could see of it."""
+        if path not in self._before:
+            self._before[path] = self.code.interface_of(path)
+        self._fresh.pop(path, None)
+        self.code.delete_file(path)
 
     def _write_batch(
         self,
@@ -360,10 +470,16 @@ class Indexer:
         known: dict[str, FileRecord],
         tombstoned: set[str],
         report: IndexReport,
+        bulk: bool,
     ) -> bool:
         now = time.time()
         changed = False
+        pending: list[tuple[BulkFile, FileIndex]] = []
         with self.brain.store.transaction():
+            # another index run may have added some of these files since the scan
+            present = self.code.existing_paths([r[1] for r in batch if r[0] == "code"]) if (
+                bulk
+            ) else set()  # fmt: skip
             for result in batch:
                 tag, path = result[0], result[1]
                 walked = by_path[path]
@@ -373,15 +489,14 @@ class Indexer:
                         report.errors.append(f"{path}: {result[3]}")
                         log.warning("cannot parse %s: %s", path, result[3])
                     if path in known:  # it was indexed before; its old rows are now wrong
-                        self._forget_names(path)
-                        self.code.delete_file(path)
+                        self._forget(path)
                         changed = True
                     continue
                 if tag == "same":
                     self.code.touch_file(path, walked.size, walked.mtime_ns)
                     report.touched += 1
                     continue
-                if not changed:
+                if not changed and not bulk:
                     self.brain.store.meta_set(_PENDING_KEY, "1")
                 changed = True
                 report.parsed += 1
@@ -406,9 +521,16 @@ class Indexer:
                     continue
                 (_, _, sha, language, namespace, default_export, errors, syms, imps, calls,
                  assigns) = result  # fmt: skip
-                if path in known:
-                    self._forget_names(path)
-                self._note_names((s[1], s[2]) for s in syms)
+                index = file_index_from_rows(
+                    path, language, namespace, default_export, syms, imps, calls, assigns
+                )
+                row = BulkFile(path, walked.size, walked.mtime_ns, sha, language, namespace,
+                               default_export, errors, syms, imps, calls, assigns)  # fmt: skip
+                if bulk and path not in present:
+                    pending.append((row, index))
+                    continue
+                if path not in self._before:
+                    self._before[path] = self.code.interface_of(path) if path in known else None
                 added, call_ids = self.code.replace_code_file(
                     path=path,
                     size=walked.size,
@@ -426,61 +548,225 @@ class Indexer:
                     assignments=assigns,
                 )
                 report.documents_added += added
-                self._fresh[path] = (
-                    file_index_from_rows(path, language, namespace, default_export, syms, imps,
-                                         calls, assigns),
-                    call_ids,
-                )  # fmt: skip
+                self._fresh[path] = (index, call_ids)
+            if pending:
+                added, ids, first, last = self.code.add_code_files(
+                    [row for row, _ in pending], tombstoned=tombstoned, now=now
+                )
+                report.documents_added += added
+                if last >= first:
+                    self._unindexed.append((first, last))
+                for (row, index), call_ids in zip(pending, ids, strict=True):
+                    self._before[row.path] = None
+                    self._fresh[row.path] = (index, call_ids)
         return changed
 
     # -- resolve ---------------------------------------------------------------------------
 
-    def _forget_names(self, path: str) -> None:
-        self._note_names(self.code.symbol_names_of(path))
-
-    def _note_names(self, pairs: Iterable[tuple[str, str]]) -> None:
-        for name, kind in pairs:
-            self._names.add(name)
-            if kind in _CLASS_LIKE:
-                self._classes.add(name)
-
-    def _resolve(self, report: IndexReport, notify: IndexProgress) -> None:
+    def _resolve(self, report: IndexReport, notify: IndexProgress, bulk: bool) -> None:
         """Re-resolve the calls a change can affect; rewrite the edges whose target moved.
 
         A call's resolution depends on the definitions and imports visible to it, never on
-        other calls, and every rule looks a callee up by its bare name. So after a change only
-        calls whose name was defined (before or after) in a changed file can bind differently,
-        plus inherited method names of subclasses of a changed class. Those are re-resolved
-        against the whole workspace's definitions; a run interrupted before resolving (or a
-        cold index) resolves every call.
+        other calls, and every rule looks a callee up by its bare name (or an import's local
+        name). So the calls of the files this run parsed are resolved, and elsewhere only the
+        calls whose name a changed file defined or bound (before or after the change), or
+        that pointed at a symbol that changed, plus inherited method names of subclasses of a
+        changed class; the lookups read only the files they reach. A cold index resolves
+        every call in memory; a run interrupted before resolving makes the next one resolve
+        everything again.
         """
         notify("resolve", 0, 1)
-        names: set[str] | None = None if self._full else set(self._names)
-        if names is not None and not names and not self._fresh:
-            with self.brain.store.transaction():  # only text files changed: nothing to bind
-                self.brain.store.meta_set(_PENDING_KEY, "0")
-            notify("resolve", 1, 1)
-            return
-        files, edge_ids, stored = load_file_indexes(
-            self.code, skip=set(self._fresh), call_names=names, classes=self._classes
-        )
-        for index, ids in self._fresh.values():
-            files.append(index)
-            edge_ids.extend(ids)
-            stored.update((i, (None, "unresolved")) for i in ids)
-        self._fresh = {}
-        graph = CodeGraph(files, go_modules=self._go_modules(f.path for f in files))
+        store = self.brain.store
+        scope = None if (self._full or bulk) else self._affected()
+        # read before the thread starts: it holds the store's connection until it is done
+        catalog = self.code.graph_files() if scope is None else []
+        indexer_thread = self._start_fulltext(bulk) if self._unindexed else None
+        try:
+            if scope is None:
+                edge_ids, refs, stored = self._resolve_all(catalog)
+            else:
+                edge_ids, refs, stored = self._resolve_some(*scope)
+        finally:
+            if indexer_thread is not None:
+                indexer_thread.join()
+        if indexer_thread is not None and indexer_thread.error is not None:
+            raise indexer_thread.error
         updates: list[tuple[str | None, str, int]] = []
-        for ref, edge_id in zip(graph.references, edge_ids, strict=True):
-            how = ref.how
-            if stored[edge_id] != (ref.target, how):
-                updates.append((ref.target, how, edge_id))
-        with self.brain.store.transaction():
+        for ref, edge_id in zip(refs, edge_ids, strict=True):
+            if stored.get(edge_id, (None, "unresolved")) != (ref.target, ref.how):
+                updates.append((ref.target, ref.how, edge_id))
+        self._fresh = {}
+        with store.transaction():
             self.code.set_call_targets(updates)
-            self.brain.store.meta_set(_PENDING_KEY, "0")
+            if bulk and indexer_thread is None:
+                self.code.ensure_indexes()
+            store.meta_set(_PENDING_KEY, "0")
         report.retargeted_calls = len(updates)
         report.reresolved_calls = len(edge_ids)
         notify("resolve", 1, 1)
+
+    def _start_fulltext(self, bulk: bool) -> _Worker:
+        """Full-text index the symbol chunks of a bulk run, and build its lookup indexes, on
+        a thread: SQLite runs them without the GIL, so they overlap with resolving calls in
+        Python."""
+        store = self.brain.store
+        ranges = list(self._unindexed)
+        self._unindexed = []
+
+        def index() -> None:
+            with store.transaction():
+                for first, last in ranges:
+                    self.code.index_symbol_chunks(first, last)
+                store.meta_set(_FULLTEXT_KEY, "0")
+                if bulk:
+                    self.code.ensure_indexes()
+
+        worker = _Worker(index)
+        worker.start()
+        return worker
+
+    def _resolve_all(
+        self, catalog: list[tuple[Any, ...]]
+    ) -> tuple[list[int], list[Reference], dict[int, tuple[str | None, str | None]]]:
+        """Every call of the workspace (files of this run from memory, others from the store;
+        ``catalog``: CodeStore.graph_files())."""
+        files, edge_ids, stored = load_file_indexes(self.code, catalog, skip=set(self._fresh))
+        for index, ids in self._fresh.values():
+            files.append(index)
+            edge_ids.extend(ids)
+        graph = CodeGraph(files, go_modules=self._go_modules(f.path for f in files))
+        return edge_ids, graph.references, stored
+
+    def _affected(self) -> tuple[set[str], set[str]] | None:
+        """Names and targets of the calls outside this run's files that a change can rebind,
+        or None when only resolving everything again is safe (a namespace or wildcard import
+        changed, a Python module name became (un)ambiguous, or too much changed)."""
+        names: set[str] = set()
+        classes: set[str] = set()
+        targets: set[str] = set()
+        bases_of: set[str] = set()  # base names of classes that changed (before or after)
+        added_or_removed: list[str] = []
+        default_changed = False
+        for path, before in self._before.items():
+            fresh = self._fresh.get(path)
+            b_meta, b_syms, b_imps = before if before is not None else (None, [], [])
+            a_meta = (fresh[0].namespace, fresh[0].default_export) if fresh else None
+            if b_meta is not None and a_meta is not None and b_meta != a_meta:
+                if b_meta[0] != a_meta[0]:
+                    return None
+                default_changed = True
+            if (b_meta is None) != (a_meta is None):
+                added_or_removed.append(path)
+                default_changed |= bool((b_meta or a_meta or (None, None))[1])
+            a_syms = {
+                (s.qualified_name, s.name, s.kind, s.parent, _BASES_SEP.join(s.bases))
+                for s in (fresh[0].symbols if fresh else ())
+            }
+            b_set = {tuple(r) for r in b_syms}
+            for _, name, kind, _, bases in b_set ^ a_syms:
+                names.add(name)
+                if kind in _CLASS_LIKE:
+                    classes.add(name)
+                    bases_of.update(b.rsplit(".", 1)[-1] for b in bases.split(_BASES_SEP) if b)
+            targets.update(r[0] for r in b_set - a_syms)
+            a_imps = {(i.module, i.name, i.alias) for i in (fresh[0].imports if fresh else ())}
+            for module, member, alias in {tuple(r) for r in b_imps} ^ a_imps:
+                edge = ImportEdge(path, module, member, alias, 0)
+                if member == "*" and not alias:
+                    return None
+                if edge.local_name:
+                    names.add(edge.local_name)
+        if added_or_removed and _module_names_collide(self.code, added_or_removed):
+            return None
+        members = set(names)
+        if default_changed:
+            members.add("default")
+        if members:
+            names |= self.code.import_aliases(sorted(members))
+        if classes:
+            names |= self._hierarchy_members(classes, bases_of)
+        if len(names) > _MAX_NAMES:
+            return None
+        return names, targets
+
+    def _hierarchy_members(self, classes: set[str], bases: set[str]) -> set[str]:
+        """Member names a changed class can lend or stop lending to calls elsewhere: those of
+        its ancestors (``obj.m()`` finds ``m`` through it) and of its descendants (their
+        ``self.m()`` may now reach, or miss, an inherited method). Classes are followed by
+        name, a superset of what the resolver can bind."""
+        rows = self.code.derived_classes()
+        owners: set[str] = set()
+        wanted = set(classes)  # descendants, by base name
+        grew = True
+        while grew:
+            grew = False
+            for qname, name, kind, base_list in rows:
+                if kind in _CLASS_LIKE and qname not in owners:
+                    if any(b.rsplit(".", 1)[-1] in wanted for b in base_list.split(_BASES_SEP)):
+                        owners.add(qname)
+                        wanted.add(name)
+                        grew = True
+        by_name: dict[str, list[tuple[str, str]]] = {}
+        for qname, name, _, base_list in rows:
+            by_name.setdefault(name, []).append((qname, base_list))
+        todo, seen = list(bases), set(classes)
+        while todo:  # ancestors, by name
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for qname, base_list in by_name.get(name, ()):
+                owners.add(qname)
+                todo.extend(b.rsplit(".", 1)[-1] for b in base_list.split(_BASES_SEP) if b)
+        owners.update(self.code.class_qualified_names(sorted(seen)))
+        return self.code.member_names(sorted(owners)) if owners else set()
+
+    def _resolve_some(
+        self, names: set[str], targets: set[str]
+    ) -> tuple[list[int], list[Reference], dict[int, tuple[str | None, str | None]]]:
+        """The calls of this run's files, and the stored calls ``names``/``targets`` select,
+        resolved against a graph that reads other files from the store when it needs them."""
+        catalog: list[FileIndex] = []
+        paths: dict[int, str] = {}
+        fresh_ids: list[int] = []
+        for file_id, path, language, namespace, default_export in self.code.graph_files():
+            paths[file_id] = path
+            if path in self._fresh:
+                fresh_ids.append(file_id)
+            else:
+                catalog.append(FileIndex(path, language, namespace=namespace,
+                                         default_export=default_export))  # fmt: skip
+        ids_by_path = {p: i for i, p in paths.items()}
+
+        def load(wanted: list[str]) -> list[FileIndex]:
+            ids = [ids_by_path[p] for p in wanted if p in ids_by_path]
+            return rebuild_file_indexes(self.code, ids, paths, catalog_of)
+
+        catalog_of = {f.path: f for f in catalog}
+        fresh = [index for index, _ in self._fresh.values()]
+        graph = CodeGraph(
+            fresh,
+            catalog=catalog,
+            loader=load,
+            resolve_all=False,
+            go_modules=self._go_modules(
+                [f.path for f in fresh] + [f.path for f in catalog if f.language == "go"]
+            ),
+        )
+        sites: list[CallSite] = []
+        edge_ids: list[int] = []
+        for index, ids in self._fresh.values():
+            sites.extend(index.calls)
+            edge_ids.extend(ids)
+        stored: dict[int, tuple[str | None, str | None]] = {}
+        if names or targets:
+            for row in self.code.calls_to_reresolve(sorted(names), sorted(targets), fresh_ids):
+                edge_id, fid, source, name, receiver, rkind, expr, line, target, how = row
+                sites.append(CallSite(paths[fid], source, expr or name, name, receiver, rkind,
+                                      line))  # fmt: skip
+                edge_ids.append(edge_id)
+                stored[edge_id] = (target, how)
+        return edge_ids, graph.resolve_sites(sites), stored
 
     def _go_modules(self, paths: Iterable[str]) -> dict[str, str]:
         """``go.mod`` module paths by directory, for directories above Go files."""
@@ -548,78 +834,73 @@ def file_index_from_rows(
 
 def load_file_indexes(
     code: CodeStore,
+    catalog: Iterable[tuple[Any, ...]] | None = None,
     skip: set[str] | frozenset[str] = frozenset(),
-    *,
-    call_names: set[str] | None = None,
-    classes: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[list[FileIndex], list[int], dict[int, tuple[str | None, str | None]]]:
-    """Rebuild the parse results of the stored files (except ``skip``), for the resolver.
+    """Rebuild the parse results of every stored file (except ``skip``), for the resolver.
 
-    With ``call_names``, only calls of those bare names are loaded (plus the member names of
-    classes deriving, directly or not, from ``classes``). Returns the files, the id of the
-    edge behind each loaded call site in the order the resolver visits them (file by file,
-    call by call), and each such edge's stored (target, how).
+    Returns the files, the id of the edge behind each call site in the order the resolver
+    visits them (file by file, call by call), and each such edge's stored (target, how).
     """
-    file_rows = code.graph_files()
-    if all(row[1] in skip for row in file_rows):
-        return [], [], {}
     files: dict[int, FileIndex] = {}
-    for file_id, path, language, namespace, default_export in file_rows:
-        if path in skip:
-            continue
-        files[file_id] = FileIndex(
-            path=path, language=language, namespace=namespace, default_export=default_export
-        )
-    symbol_rows = code.graph_symbols()
-    if call_names is not None:
-        call_names = call_names | _subclass_member_names(symbol_rows, classes)
-    for fid, qname, name, kind, parent, sig, doc, start, end, sha, bases in symbol_rows:
-        f = files.get(fid)
-        if f is None:
-            continue
-        f.symbols.append(
-            Symbol(
-                qname, name, kind, f.path, f.language, sig, doc, start, end, sha, parent,
-                tuple(bases.split(_BASES_SEP)) if bases else (),
-            )
-        )  # fmt: skip
+    for file_id, path, language, namespace, default_export in (
+        code.graph_files() if catalog is None else catalog
+    ):
+        if path not in skip:
+            files[file_id] = FileIndex(path, language, namespace=namespace,
+                                       default_export=default_export)  # fmt: skip
+    if not files:
+        return [], [], {}
+    _add_symbols(files, code.graph_symbols())
     call_ids: dict[int, list[int]] = {fid: [] for fid in files}
     stored: dict[int, tuple[str | None, str | None]] = {}
-    for row in code.graph_edges(sorted(call_names) if call_names is not None else None):
-        edge_id, fid, kind, source, name, receiver, rkind, expr, module, alias, line = row[:11]
-        f = files.get(fid)
+    for row in code.graph_edges():
+        f = files.get(row[1])
         if f is None:
             continue
-        if kind == "imports":
-            f.imports.append(ImportEdge(f.path, module, expr, alias, line))
-        elif kind == "assigns":
-            f.assignments.append(Assignment(f.path, source, name, expr, line))
-        else:
-            f.calls.append(CallSite(f.path, source, expr or name, name, receiver, rkind, line))
-            call_ids[fid].append(edge_id)
-            stored[edge_id] = (row[11], row[12])
-    ordered = list(files.values())
+        if _add_edge(f, row):
+            call_ids[row[1]].append(row[0])
+            stored[row[0]] = (row[11], row[12])
     edge_ids = [e for fid in files for e in call_ids[fid]]
-    return ordered, edge_ids, stored
+    return list(files.values()), edge_ids, stored
 
 
-def _subclass_member_names(
-    symbol_rows: Sequence[tuple[Any, ...]], classes: set[str] | frozenset[str]
-) -> set[str]:
-    """Member names of classes that derive (transitively, by base name) from ``classes``:
-    their ``self.m()`` calls may now bind to, or lose, an inherited method."""
-    if not classes:
-        return set()
-    wanted = set(classes)
-    derived: set[str] = set()
-    grew = True
-    while grew:
-        grew = False
-        for row in symbol_rows:
-            qname, name, kind, bases = row[1], row[2], row[3], row[10]
-            if kind in _CLASS_LIKE and qname not in derived and bases:
-                if any(b.rsplit(".", 1)[-1] in wanted for b in bases.split(_BASES_SEP)):
-                    derived.add(qname)
-                    wanted.add(name)
-                    grew = True
-    return {row[2] for row in symbol_rows if row[4] in derived}
+def rebuild_file_indexes(
+    code: CodeStore, file_ids: list[int], paths: dict[int, str], catalog: dict[str, FileIndex]
+) -> list[FileIndex]:
+    """Symbols, imports and assignments (not calls) of some stored files."""
+    files: dict[int, FileIndex] = {}
+    for fid in file_ids:
+        stub = catalog[paths[fid]]
+        files[fid] = FileIndex(stub.path, stub.language, namespace=stub.namespace,
+                               default_export=stub.default_export)  # fmt: skip
+    symbols, edges = code.graph_rows_of(file_ids)
+    _add_symbols(files, symbols)
+    for row in edges:
+        _add_edge(files[row[1]], row)
+    return list(files.values())
+
+
+def _add_symbols(files: dict[int, FileIndex], rows: Iterable[tuple[Any, ...]]) -> None:
+    for fid, qname, name, kind, parent, sig, doc, start, end, sha, bases in rows:
+        f = files.get(fid)
+        if f is not None:
+            f.symbols.append(
+                Symbol(
+                    qname, name, kind, f.path, f.language, sig, doc, start, end, sha, parent,
+                    tuple(bases.split(_BASES_SEP)) if bases else (),
+                )
+            )  # fmt: skip
+
+
+def _add_edge(f: FileIndex, row: tuple[Any, ...]) -> bool:
+    """Add an edge row (as CodeStore.graph_edges) to its file; True for a call."""
+    _, _, kind, source, name, receiver, rkind, expr, module, alias, line = row[:11]
+    if kind == "imports":
+        f.imports.append(ImportEdge(f.path, module, expr, alias, line))
+    elif kind == "assigns":
+        f.assignments.append(Assignment(f.path, source, name, expr, line))
+    elif kind == "calls":
+        f.calls.append(CallSite(f.path, source, expr or name, name, receiver, rkind, line))
+        return True
+    return False

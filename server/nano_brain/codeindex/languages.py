@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import os
 import threading
 from pathlib import PurePath
 
@@ -67,10 +68,11 @@ def code_extensions() -> frozenset[str]:
 
 def language_for_path(path: str | PurePath) -> str | None:
     """The language of a file by its name, or None when it is not source code we parse."""
-    p = PurePath(path)
-    if p.name in _FILENAMES:
-        return _FILENAMES[p.name]
-    return _EXTENSIONS.get(p.suffix.lower())
+    # os.path, not PurePath: the walk asks this for every file of the workspace
+    name = os.path.basename(os.fspath(path))
+    if name in _FILENAMES:
+        return _FILENAMES[name]
+    return _EXTENSIONS.get(os.path.splitext(name)[1].lower())
 
 
 @functools.cache

@@ -27,7 +27,7 @@ SEARCH_TEXT_CAP = 2000
 _SUMMARY_CAP = 300
 _NON_WORD = re.compile(r"[_\W]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_CALLEE_CAP = 200
+_CALLEE_CAP = 160
 
 
 @dataclass(slots=True)
@@ -42,6 +42,11 @@ class _Def:
     parent: _Def | None = None
     dotted: str = ""
     symbol: Symbol | None = None
+    #: the pattern captured the body (and the docstring, base list) itself
+    captured: bool = False
+    body: Node | None = None
+    doc: Node | None = None
+    bases: Node | None = None
 
 
 def parse_file(rel_path: str, source: bytes, language: str | None = None) -> FileIndex:
@@ -50,6 +55,17 @@ def parse_file(rel_path: str, source: bytes, language: str | None = None) -> Fil
     ``language`` defaults to the one implied by the file name. Syntax errors do not raise:
     tree-sitter recovers, and the result is flagged ``has_errors``.
     """
+    return _parse(rel_path, source, language, captures=True)
+
+
+def parse_file_reference(rel_path: str, source: bytes, language: str | None = None) -> FileIndex:
+    """The extraction as it was before the queries captured bodies and docstrings: the same
+    driver, finding them by walking the tree from each definition. Kept while the tests
+    compare the two on every fixture."""
+    return _parse(rel_path, source, language, captures=False)
+
+
+def _parse(rel_path: str, source: bytes, language: str | None, *, captures: bool) -> FileIndex:
     lang = language or language_for_path(rel_path)
     if lang is None:
         raise UnsupportedLanguageError(f"{rel_path}: not a source file the code index parses")
@@ -69,7 +85,7 @@ def parse_file(rel_path: str, source: bytes, language: str | None = None) -> Fil
         elif "import" in caps:
             index.imports.extend(rules.read_imports(caps["import"][0], rel_path))
         else:
-            _collect_definition(rules, caps, raw_defs)
+            _collect_definition(rules, caps, raw_defs, captures)
     defs = _definitions(rules, raw_defs, rel_path, source, index)
     index.calls = _calls(rules, raw_calls, rel_path, source, defs)
     receivers = {c.receiver for c in index.calls if c.receiver}
@@ -81,7 +97,9 @@ def parse_file(rel_path: str, source: bytes, language: str | None = None) -> Fil
     return index
 
 
-def _collect_definition(rules: LanguageRules, caps: dict[str, list[Node]], out: list[_Def]) -> None:
+def _collect_definition(
+    rules: LanguageRules, caps: dict[str, list[Node]], out: list[_Def], captures: bool
+) -> None:
     names = caps.get("name")
     if not names:
         return
@@ -95,7 +113,13 @@ def _collect_definition(rules: LanguageRules, caps: dict[str, list[Node]], out: 
         node = nodes[0]
         name = rules.name_of(names[0], kind)
         if name:
-            out.append(_Def(node, name, kind, node.start_byte, node.end_byte))
+            d = _Def(node, name, kind, node.start_byte, node.end_byte)
+            if captures and "body" in caps:
+                d.captured = True
+                d.body = caps["body"][0]
+                d.doc = caps["doc"][0] if "doc" in caps else None
+                d.bases = caps["bases"][0] if "bases" in caps else None
+            out.append(d)
 
 
 def _definitions(
@@ -157,9 +181,15 @@ def _definitions(
 def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
     node = d.node
     outer = rules.range_node(node)
-    body = rules.body_node(node)
+    if d.captured:
+        body = d.body
+        doc, doc_node = rules.captured_docstring(d.doc) if d.doc is not None else (None, None)
+        bases = rules.captured_bases(d.bases) if d.bases is not None else ()
+    else:
+        body = rules.body_node(node)
+        doc, doc_node = rules.docstring(node, src)
+        bases = rules.bases(node)
     signature = rules.signature(node, body, src)
-    doc, doc_node = rules.docstring(node, src)
     whole = src[outer.start_byte : outer.end_byte]
     if body is not None:
         body_start = doc_node.end_byte if doc_node is not None else body.start_byte
@@ -181,7 +211,7 @@ def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
         start_line=outer.start_point.row + 1,
         end_line=outer.end_point.row + 1,
         sha256=hashlib.sha256(whole).hexdigest(),
-        bases=rules.bases(node),
+        bases=bases,
         search_text="\n".join(p for p in parts if p)[:SEARCH_TEXT_CAP],
         search_title=search_title(f"{path}::{d.dotted}", d.name, doc),
     )
@@ -265,7 +295,9 @@ def _calls(
         else:
             callee = head + name_text
             if " " in callee or "\n" in callee or "\t" in callee:
-                callee = "".join(callee.split())
+                # shown as written (one space per run of blanks); the receiver is compared
+                # with names, so it loses its blanks
+                callee = " ".join(callee.split())
                 receiver = "".join(receiver.split())
             if receiver in self_names:
                 receiver_kind = "self"
@@ -279,7 +311,7 @@ def _calls(
             CallSite(
                 path,
                 caller_name,
-                callee[:_CALLEE_CAP],
+                callee if len(callee) <= _CALLEE_CAP else callee[: _CALLEE_CAP - 1] + "…",
                 name_text,
                 receiver,
                 receiver_kind,

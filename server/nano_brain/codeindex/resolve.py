@@ -25,10 +25,11 @@ held in variables (``obj.run()``) stay unresolved: their type is unknown without
 
 from __future__ import annotations
 
+import functools
 import logging
 import posixpath
 from collections import defaultdict, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import InvalidInputError, NotFoundError
@@ -44,6 +45,7 @@ _JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
 _JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
 _MAX_HOPS = 6
 MODULE_CALLER = "<module>"
+_EMPTY: dict[str, list] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,32 +102,68 @@ class CodeGraph:
     """
 
     def __init__(
-        self, files: Iterable[FileIndex], *, go_modules: Mapping[str, str] | None = None
+        self,
+        files: Iterable[FileIndex],
+        *,
+        go_modules: Mapping[str, str] | None = None,
+        catalog: Iterable[FileIndex] = (),
+        loader: Callable[[list[str]], list[FileIndex]] | None = None,
+        resolve_all: bool = True,
     ) -> None:
-        self.files: dict[str, FileIndex] = {}
-        for f in files:
+        # ``catalog``: every other file of the workspace by name, language and namespace only;
+        # ``loader`` brings such a file's symbols, imports and assignments the first time a
+        # lookup needs them, so that re-resolving a few calls reads a few files.
+        self.files: dict[str, FileIndex] = {f.path: f for f in catalog}
+        given = list(files)
+        for f in given:
             self.files[f.path] = f
+        self._loader = loader
+        self._lazy = loader is not None
+        self._loaded: set[str] = set()
+        self._all_java = not self._lazy
         self.symbols: dict[str, Symbol] = {}
-        for f in self.files.values():
-            for s in f.symbols:
-                self.symbols[s.qualified_name] = s
         self._go_modules = dict(go_modules or {})
         # memos of pure lookups repeated for most call sites (same callers, same imports)
         self._ancestors_memo: dict[str, tuple[tuple[str, Symbol | None], ...]] = {}
         self._module_memo: dict[tuple[str, str], str | None] = {}
-        self._index()
-        self.references: list[Reference] = [
-            self._resolve(site) for f in self.files.values() for site in f.calls
-        ]
-        self._by_target: dict[str, list[Reference]] = defaultdict(list)
-        self._by_caller: dict[str, list[Reference]] = defaultdict(list)
-        self._unresolved_by_name: dict[str, list[Reference]] = defaultdict(list)
+        self._site_memo: dict[tuple[str | None, ...], tuple[str | None, str, tuple[str, ...]]] = {}
+        self._index(given if self._lazy else list(self.files.values()))
+        self.references: list[Reference] = []
+        if resolve_all:
+            self.references = self.resolve_sites(site for f in given for site in f.calls)
+
+    @functools.cached_property
+    def _by_target(self) -> dict[str, list[Reference]]:
+        # the query maps are built on first use: the indexer only reads ``references``
+        out: dict[str, list[Reference]] = defaultdict(list)
         for ref in self.references:
-            self._by_caller[ref.caller_key].append(ref)
             if ref.target is not None:
-                self._by_target[ref.target].append(ref)
-            else:
-                self._unresolved_by_name[ref.site.name].append(ref)
+                out[ref.target].append(ref)
+        return out
+
+    @functools.cached_property
+    def _by_caller(self) -> dict[str, list[Reference]]:
+        out: dict[str, list[Reference]] = defaultdict(list)
+        for ref in self.references:
+            out[ref.caller_key].append(ref)
+        return out
+
+    @functools.cached_property
+    def _unresolved_by_name(self) -> dict[str, list[Reference]]:
+        out: dict[str, list[Reference]] = defaultdict(list)
+        for ref in self.references:
+            if ref.target is None:
+                out[ref.site.name].append(ref)
+        return out
+
+    def resolve_sites(self, sites: Iterable[CallSite]) -> list[Reference]:
+        """Resolve call sites of files this graph knows (given or in the catalog)."""
+        out: list[Reference] = []
+        for site in sites:
+            if self._lazy:
+                self._ensure(site.path)
+            out.append(self._resolve(site))
+        return out
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -214,94 +252,138 @@ class CodeGraph:
             return posixpath.dirname(path) + "/"
         return path
 
-    def _index(self) -> None:
+    def _index(self, files: list[FileIndex]) -> None:
         # scope -> name -> symbols defined at the top level of that scope
         self._top: dict[str, dict[str, list[Symbol]]] = defaultdict(lambda: defaultdict(list))
         # (scope, owner local name) -> member name -> symbols
         self._members: dict[tuple[str, str], dict[str, list[Symbol]]] = defaultdict(
             lambda: defaultdict(list)
         )
-        for s in self.symbols.values():
-            scope = self._scope_of(s.path)
+        # local bindings made by imports, per file
+        self._bindings: dict[str, dict[str, list[ImportEdge]]] = {}
+        self._wildcards: dict[str, list[ImportEdge]] = {}
+        self._java_types: dict[tuple[str, str], list[Symbol]] = defaultdict(list)
+        # (path, scope or None, target) -> values assigned; (path, class, attr) for self.attr
+        self._assigned: dict[tuple[str, str | None, str], list[str | None]] = defaultdict(list)
+        for f in files:
+            self._add_file(f)
+        self._python_modules = self._python_module_map()
+        self._go_dirs = {posixpath.dirname(p) for p, f in self.files.items() if f.language == "go"}
+
+    def _add_file(self, f: FileIndex) -> None:
+        self._loaded.add(f.path)
+        self.files[f.path] = f
+        scope = self._scope_of(f.path)
+        for s in f.symbols:
+            self.symbols[s.qualified_name] = s
             local = s.local_name
             if "." not in local:
                 self._top[scope][s.name].append(s)
             else:
                 owner = local.rsplit(".", 1)[0]
                 self._members[(scope, owner)][s.name].append(s)
-        # local bindings made by imports, per file
-        self._bindings: dict[str, dict[str, list[ImportEdge]]] = {}
-        self._wildcards: dict[str, list[ImportEdge]] = {}
-        for f in self.files.values():
-            bindings: dict[str, list[ImportEdge]] = defaultdict(list)
-            wild: list[ImportEdge] = []
-            for imp in f.imports:
-                if imp.name == "*" and not imp.alias:
-                    wild.append(imp)
-                elif imp.local_name:
-                    bindings[imp.local_name].append(imp)
-            self._bindings[f.path] = bindings
-            self._wildcards[f.path] = wild
-        self._python_modules = self._python_module_map()
-        self._java_types: dict[tuple[str, str], list[Symbol]] = defaultdict(list)
-        for f in self.files.values():
-            if f.language == "java":
-                for s in f.symbols:
-                    if s.parent is None and s.kind in _TYPE_KINDS:
-                        self._java_types[(f.namespace or "", s.name)].append(s)
-        self._go_dirs = {posixpath.dirname(p) for p, f in self.files.items() if f.language == "go"}
-        # (path, scope or None, target) -> values assigned; (path, class, attr) for self.attr
-        self._assigned: dict[tuple[str, str | None, str], list[str | None]] = defaultdict(list)
-        for f in self.files.values():
-            for a in f.assignments:
-                self._assigned[(a.path, a.scope, a.target)].append(a.value)
-                head, _, attr = a.target.partition(".")
-                if attr and head == "self" and a.scope is not None:
-                    owner = a.scope.rsplit(".", 1)[0] if "." in a.scope.split("::", 1)[1] else None
-                    if owner is not None:
-                        self._assigned[(a.path, owner, "self." + attr)].append(a.value)
+            if f.language == "java" and s.parent is None and s.kind in _TYPE_KINDS:
+                self._java_types[(f.namespace or "", s.name)].append(s)
+        bindings: dict[str, list[ImportEdge]] = defaultdict(list)
+        wild: list[ImportEdge] = []
+        for imp in f.imports:
+            if imp.name == "*" and not imp.alias:
+                wild.append(imp)
+            elif imp.local_name:
+                bindings[imp.local_name].append(imp)
+        self._bindings[f.path] = bindings
+        self._wildcards[f.path] = wild
+        for a in f.assignments:
+            self._assigned[(a.path, a.scope, a.target)].append(a.value)
+            head, _, attr = a.target.partition(".")
+            if attr and head == "self" and a.scope is not None:
+                owner = a.scope.rsplit(".", 1)[0] if "." in a.scope.split("::", 1)[1] else None
+                if owner is not None:
+                    self._assigned[(a.path, owner, "self." + attr)].append(a.value)
+
+    # -- lazy loading (a graph over stored files) -----------------------------------------------
+
+    def _ensure(self, path: str) -> None:
+        if path not in self._loaded and path in self.files and self._loader is not None:
+            self._load([path])
+
+    def _load(self, paths: list[str]) -> None:
+        assert self._loader is not None
+        wanted = [p for p in paths if p not in self._loaded and p in self.files]
+        self._loaded.update(wanted)  # even if the loader finds nothing: never ask twice
+        if wanted:
+            for f in self._loader(wanted):
+                self._add_file(f)
+
+    def _ensure_scope(self, scope: str) -> None:
+        if scope.endswith("/"):  # a Go package: every Go file of the directory
+            d = scope[:-1]
+            self._load(
+                [p for p, f in self.files.items()
+                 if f.language == "go" and posixpath.dirname(p) == d]
+            )  # fmt: skip
+        else:
+            self._ensure(scope)
+
+    def _ensure_java(self) -> None:
+        if not self._all_java:
+            self._all_java = True
+            self._load([p for p, f in self.files.items() if f.language == "java"])
+
+    def _sym(self, qualified_name: str) -> Symbol | None:
+        if self._lazy:
+            self._ensure(qualified_name.split("::", 1)[0])
+        return self.symbols.get(qualified_name)
+
+    def _top_of(self, scope: str) -> dict[str, list[Symbol]]:
+        if self._lazy:
+            self._ensure_scope(scope)
+        return self._top.get(scope, _EMPTY)
+
+    def _members_of(self, scope: str, owner: str) -> dict[str, list[Symbol]]:
+        if self._lazy:
+            self._ensure_scope(scope)
+        return self._members.get((scope, owner), _EMPTY)
+
+    def _binds(self, path: str) -> dict[str, list[ImportEdge]]:
+        if self._lazy:
+            self._ensure(path)
+        return self._bindings.get(path, _EMPTY)
+
+    def _wilds(self, path: str) -> list[ImportEdge]:
+        if self._lazy:
+            self._ensure(path)
+        return self._wildcards.get(path, [])
+
+    def _java(self, namespace: str, name: str) -> list[Symbol]:
+        if not self._all_java:
+            self._ensure_java()
+        return self._java_types.get((namespace, name), [])
 
     def _python_module_map(self) -> dict[str, list[str]]:
-        """Dotted module name -> files, from the package root and from the workspace root."""
-        files = {p for p, f in self.files.items() if f.language == "python"}
-        packages = {
-            posixpath.dirname(p)
-            for p in files
-            if posixpath.basename(p) in ("__init__.py", "__init__.pyi")
-        }
-        names: dict[str, set[str]] = defaultdict(set)
-        for p in files:
-            if p.endswith(".pyi") and p[:-1] in files:
-                continue  # the stub and the module are one module
-            directory, base = posixpath.split(p)
-            stem = base.rsplit(".", 1)[0]
-            tail = [] if stem == "__init__" else [stem]
-            parts = directory.split("/") if directory else []
-            names[".".join(parts + tail)].add(p)
-            pkg_parts: list[str] = []
-            d = directory
-            while d and d in packages:
-                pkg_parts.insert(0, posixpath.basename(d))
-                d = posixpath.dirname(d)
-            canonical = ".".join(pkg_parts + tail)
-            if canonical:
-                names[canonical].add(p)
-        return {k: sorted(v) for k, v in names.items() if k}
+        return python_module_names(p for p, f in self.files.items() if f.language == "python")
 
     # -- resolution --------------------------------------------------------------------------
 
     def _resolve(self, site: CallSite) -> Reference:
+        # the same call in the same function resolves the same way (a fifth of all calls)
+        key = (site.path, site.caller, site.receiver_kind, site.receiver, site.name)
+        known = self._site_memo.get(key)
+        if known is None:
+            known = self._site_memo[key] = self._bind(site)
+        return Reference(site, *known)
+
+    def _bind(self, site: CallSite) -> tuple[str | None, str, tuple[str, ...]]:
         try:
             found, how = self._candidates(site)
         except RecursionError:  # pathological inheritance or import cycles
             found, how = [], "unresolved"
         unique = list({s.qualified_name: s for s in found}.values())
         if len(unique) == 1:
-            return Reference(site, unique[0].qualified_name, how)
+            return unique[0].qualified_name, how, ()
         if len(unique) > 1:
-            names = tuple(sorted(s.qualified_name for s in unique))
-            return Reference(site, None, "ambiguous", names)
-        return Reference(site, None, "unresolved")
+            return None, "ambiguous", tuple(sorted(s.qualified_name for s in unique))
+        return None, "unresolved", ()
 
     def _candidates(self, site: CallSite) -> tuple[list[Symbol], str]:
         if site.receiver_kind == "self":
@@ -327,7 +409,7 @@ class CodeGraph:
         out = []
         for k in range(len(parts), 0, -1):
             owner = ".".join(parts[:k])
-            out.append((owner, self.symbols.get(f"{path}::{owner}")))
+            out.append((owner, self._sym(f"{path}::{owner}")))
         self._ancestors_memo[caller] = found = tuple(out)
         return found
 
@@ -351,7 +433,7 @@ class CodeGraph:
         if include_own:
             found, inherited = self._method(site.path, owner, site.name, set())
             return found, ("inherited" if inherited else "self")
-        owner_sym = self.symbols.get(f"{site.path}::{owner}")
+        owner_sym = self._sym(f"{site.path}::{owner}")
         if owner_sym is None:
             return [], "unresolved"
         found = self._in_bases(owner_sym, site.name, set())
@@ -361,10 +443,10 @@ class CodeGraph:
         self, path: str, owner: str, name: str, visited: set[str]
     ) -> tuple[list[Symbol], bool]:
         """``name`` in class ``owner`` of ``path``, else in its bases; (found, inherited)."""
-        direct = self._members.get((self._scope_of(path), owner), {}).get(name)
+        direct = self._members_of(self._scope_of(path), owner).get(name)
         if direct:
             return list(direct), False
-        owner_sym = self.symbols.get(f"{path}::{owner}")
+        owner_sym = self._sym(f"{path}::{owner}")
         if owner_sym is None:
             return [], False
         return self._in_bases(owner_sym, name, visited), True
@@ -402,16 +484,16 @@ class CodeGraph:
         implicit_self = lang in ("java", "ruby")
         for owner, sym in self._ancestors(caller):
             if sym is not None and sym.kind in _FUNCTION_KINDS:
-                nested = self._members.get((scope, owner), {}).get(name)
+                nested = self._members_of(scope, owner).get(name)
                 if nested:
                     return list(nested), "nested"
             elif implicit_self:
                 found, inherited = self._method(path, owner, name, set())
                 if found:
                     return found, ("inherited" if inherited else "self")
-        local = list(self._top.get(scope, {}).get(name, ()))
+        local = list(self._top_of(scope).get(name, ()))
         imported: list[Symbol] = []
-        for imp in self._bindings.get(path, {}).get(name, ()):
+        for imp in self._binds(path).get(name, ()):
             target = self._import_target(imp, 0)
             if target is not None and target.symbols:
                 imported.extend(target.symbols)
@@ -419,13 +501,13 @@ class CodeGraph:
             how = "import" if not local else ("package" if local[0].path != path else "local")
             return local + imported, how
         if lang == "java":
-            same_package = self._java_types.get((self.files[path].namespace or "", name))
+            same_package = self._java(self.files[path].namespace or "", name)
             if same_package:
                 return list(same_package), "package"
         wild: list[Symbol] = []
-        for imp in self._wildcards.get(path, ()):
+        for imp in self._wilds(path):
             if lang == "java":
-                wild.extend(self._java_types.get((imp.module, name), ()))
+                wild.extend(self._java(imp.module, name))
                 continue
             target = self._import_target(imp, 0)
             if target is not None and target.scope is not None:
@@ -445,7 +527,7 @@ class CodeGraph:
         if not head.isidentifier():
             return [], "unresolved"
         # a module bound by an import: m.f(), util.Do(), ns.f(), os.path.join()
-        for imp in self._bindings.get(path, {}).get(head, ()):
+        for imp in self._binds(path).get(head, ()):
             if rest:
                 if lang != "python":
                     continue
@@ -469,7 +551,7 @@ class CodeGraph:
         elif lang == "java":
             # fully qualified: com.x.Util.go()
             pkg, _, cls = receiver.rpartition(".")
-            types = self._java_types.get((pkg, cls))
+            types = self._java(pkg, cls)
             if types and len(types) == 1:
                 members, _ = self._method(types[0].path, types[0].local_name, name, set())
                 return members, "static"
@@ -483,6 +565,8 @@ class CodeGraph:
         assignments to ``self.a`` in the methods of the enclosing class. Each must call the
         same name, and that name must denote exactly one class.
         """
+        if self._lazy:
+            self._ensure(path)
         if not self._assigned or self._lang(path) != "python":
             return None
         head, _, attr = receiver.partition(".")
@@ -497,7 +581,7 @@ class CodeGraph:
             values = None
             if caller is not None:
                 values = self._assigned.get((path, caller, receiver))
-                sym = self.symbols.get(caller)
+                sym = self._sym(caller)
                 if values is None and sym is not None and _is_parameter(sym, receiver):
                     return None
             if values is None:
@@ -517,8 +601,8 @@ class CodeGraph:
         if target.scope is None:
             return []
         if target.owner:
-            return list(self._members.get((target.scope, target.owner), {}).get(name, ()))
-        found = self._top.get(target.scope, {}).get(name)
+            return list(self._members_of(target.scope, target.owner).get(name, ()))
+        found = self._top_of(target.scope).get(name)
         if found:
             return list(found)
         # re-exported through an import of the target module
@@ -528,15 +612,15 @@ class CodeGraph:
         if hops > _MAX_HOPS or scope not in self.files:
             return []
         out: list[Symbol] = []
-        for imp in self._bindings.get(scope, {}).get(name, ()):
+        for imp in self._binds(scope).get(name, ()):
             target = self._import_target(imp, hops)
             if target is not None:
                 out.extend(target.symbols)
         if not out:
-            for imp in self._wildcards.get(scope, ()):
+            for imp in self._wilds(scope):
                 target = self._import_target(imp, hops)
                 if target is not None and target.scope is not None:
-                    out.extend(self._top.get(target.scope, {}).get(name, ()))
+                    out.extend(self._top_of(target.scope).get(name, ()))
         return out
 
     # -- imports -----------------------------------------------------------------------------
@@ -560,7 +644,7 @@ class CodeGraph:
         return None
 
     def _member_target(self, scope: str, name: str, hops: int) -> _Target:
-        found = self._top.get(scope, {}).get(name)
+        found = self._top_of(scope).get(name)
         if found:
             return _Target(symbols=tuple(found))
         return _Target(symbols=tuple(self._reexported(scope, name, hops + 1)))
@@ -711,7 +795,7 @@ class CodeGraph:
             for candidate in candidates:
                 if candidate in self.files:
                     owner = ".".join(tail)
-                    inline = self.symbols.get(f"{candidate}::{owner}")
+                    inline = self._sym(f"{candidate}::{owner}")
                     if owner and (inline is None or inline.kind != "module"):
                         return None
                     return _Target(scope=candidate, owner=owner)
@@ -720,12 +804,12 @@ class CodeGraph:
     def _java_import(self, imp: ImportEdge) -> _Target | None:
         if imp.name in (None, "*", ""):
             return None
-        types = self._java_types.get((imp.module, imp.name))
+        types = self._java(imp.module, imp.name)
         if types:
             return _Target(symbols=tuple(types))
         # import static pkg.Cls.member
         pkg, _, cls = imp.module.rpartition(".")
-        owners = self._java_types.get((pkg, cls))
+        owners = self._java(pkg, cls)
         if owners and len(owners) == 1:
             members, _ = self._method(owners[0].path, owners[0].local_name, imp.name, set())
             return _Target(symbols=tuple(members))
@@ -743,6 +827,36 @@ def _is_parameter(sym: Symbol, name: str) -> bool:
         part.strip().lstrip("*").split(":", 1)[0].split("=", 1)[0].strip() == name
         for part in params.split(",")
     )
+
+
+def python_module_names(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Dotted module name -> files, from the package root and from the workspace root."""
+    return _module_names(frozenset(paths))
+
+
+@functools.lru_cache(maxsize=4)
+def _module_names(files: frozenset[str]) -> dict[str, list[str]]:
+    # cached: every incremental run of a workspace asks again for (mostly) the same files
+    inits = ("__init__.py", "__init__.pyi")
+    packages = {posixpath.dirname(p) for p in files if posixpath.basename(p) in inits}
+    names: dict[str, set[str]] = defaultdict(set)
+    for p in files:
+        if p.endswith(".pyi") and p[:-1] in files:
+            continue  # the stub and the module are one module
+        directory, base = posixpath.split(p)
+        stem = base.rsplit(".", 1)[0]
+        tail = [] if stem == "__init__" else [stem]
+        parts = directory.split("/") if directory else []
+        names[".".join(parts + tail)].add(p)
+        pkg_parts: list[str] = []
+        d = directory
+        while d and d in packages:
+            pkg_parts.insert(0, posixpath.basename(d))
+            d = posixpath.dirname(d)
+        canonical = ".".join(pkg_parts + tail)
+        if canonical:
+            names[canonical].add(p)
+    return {k: sorted(v) for k, v in names.items() if k}
 
 
 def build_graph(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInputError, NotFoundError
+from ..errors import EmbeddingError, InvalidInputError, NotFoundError
 from ..store.code import AnchorRecord, CodeStore, EdgeRecord, SymbolRecord
 from .indexer import Indexer, IndexProgress, IndexReport
 from .resolve import MODULE_CALLER
@@ -145,12 +145,29 @@ class CodeIndex:
 
     # -- indexing ----------------------------------------------------------------------------
 
-    def index(self, progress: IndexProgress | None = None) -> IndexReport:
-        """Bring the index up to date with the workspace (incremental)."""
+    def index(self, progress: IndexProgress | None = None, *, embed: bool = False) -> IndexReport:
+        """Bring the index up to date with the workspace (incremental).
+
+        The lexical index is committed, and usable, before this returns or embeds: with
+        ``embed``, the symbol chunks still without a vector are embedded afterwards, reported
+        to ``progress`` as phase ``embed`` (a provider that fails leaves them pending and
+        adds the reason to ``report.errors``).
+        """
         indexer = Indexer(
             self.brain, workers=self._workers, exclude=self._exclude, max_bytes=self._max_bytes
         )
-        return indexer.run(progress)
+        report = indexer.run(progress)
+        if embed and report.pending_embeddings:
+            notify = progress or (lambda phase, done, total: None)
+            notify("embed", 0, report.pending_embeddings)
+            try:
+                report.embedded = self.brain.embed_pending(
+                    progress=lambda done, total: notify("embed", done, total)
+                )
+            except EmbeddingError as exc:
+                report.errors.append(f"embeddings not computed: {exc}")
+            report.pending_embeddings = self.brain.store.pending_count()
+        return report
 
     def counts(self) -> dict[str, int]:
         return self.code.counts()

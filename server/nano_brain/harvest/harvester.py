@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import NanoBrainError, TombstonedError
+from ..fields import is_tag
 from ..filters import STATUSES, Filters
 from ..timeutil import iso
 from .config import HarvestConfig, harvest_config_of
@@ -51,7 +52,6 @@ log = logging.getLogger("nano_brain.harvest")
 FORMAT_VERSION = 1
 """Bump when the stored summary's layout changes: every session is then summarised again."""
 COLLECTION = "sessions"
-_TAG = re.compile(r"^[^\s,]{1,64}$")
 
 Action = Literal[
     "added",
@@ -401,7 +401,7 @@ class Harvester:
         for pattern in self._tickets:
             for match in pattern.finditer(branch):
                 tag = f"ticket:{match.group(0)}"
-                if _TAG.match(tag) and tag not in tags:
+                if is_tag(tag) and tag not in tags:
                     tags.append(tag)
         return tags
 

@@ -19,6 +19,7 @@ from lsprotocol import types as lsp
 
 from ..codeindex import Symbol
 from ..errors import NanoBrainError
+from ..filters import Filters
 from ..store.code import AnchorRecord
 from ..timeutil import parse_instant
 from .options import InitializationOptions
@@ -88,10 +89,11 @@ class Context:
 
 
 def anchors_of(folder: Folder, names: list[str]) -> list[AnchorRecord]:
-    """Anchors on these symbols, omitting notes that were deleted."""
+    """Anchors on these symbols whose notes a default read shows: none that were deleted,
+    retracted or superseded (the successor carries the anchor when it was moved to it)."""
     if not names:
         return []
-    return [a for a in folder.read_index.code.anchors(qualified_names=names) if a.doc_status]
+    return folder.read_index.code.anchors(qualified_names=names, visible=Filters())
 
 
 def staleness(anchor: AnchorRecord, ctx: Context | None) -> str | None:
@@ -280,7 +282,8 @@ def stale_diagnostics(ctx: Context) -> list[lsp.Diagnostic]:
 
 
 def anchors_of_file(ctx: Context) -> list[AnchorRecord]:
-    return [a for a in ctx.folder.read_index.code.anchors() if a.path == ctx.rel and a.doc_status]
+    """The anchors in this file whose notes a default read shows (as `anchors_of`)."""
+    return ctx.folder.read_index.code.anchors(path=ctx.rel, visible=Filters())
 
 
 # -- code actions ------------------------------------------------------------------------------

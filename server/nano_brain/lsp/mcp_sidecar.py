@@ -1,7 +1,7 @@
 """MCP for agents, served by the editor sidecar while it runs (same store, same rules).
 
 Reuses the MCP package's pieces (listener, guarded streamable-HTTP app, token, endpoint
-file format) but runs uvicorn on a background thread that the language server can stop on
+file) but runs uvicorn on a background thread that the language server can stop on
 ``shutdown``, and removes the endpoint file it wrote. Agents find it via
 ``nano-brain mcp-config``, which reads the same 0600 endpoint file.
 """
@@ -9,18 +9,29 @@ file format) but runs uvicorn on a background thread that the language server ca
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import threading
-from dataclasses import asdict
 from pathlib import Path
 
 import uvicorn
 
 from ..brain import Brain
-from ..mcp.security import load_or_create_token, token_path, workspace_state_dir
-from ..mcp.transports import MCP_PATH, Endpoint, build_http_app, endpoint_path, open_listener
+from ..mcp.security import load_or_create_token
+from ..mcp.statefiles import (
+    Endpoint,
+    remove_endpoint,
+    token_path,
+    workspace_state_dir,
+    write_endpoint,
+)
+from ..mcp.transports import (
+    build_http_app,
+    listener_url,
+    open_listener,
+    serve_announced,
+    uvicorn_server,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,47 +48,35 @@ class McpSidecar:
         self.endpoint: Endpoint | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
-        self._marker = endpoint_path(brain.workspace_id)
 
     def start(self, timeout: float = 10.0) -> Endpoint:
-        token = load_or_create_token(self.brain.workspace_id)
+        wid = self.brain.workspace_id
+        token = load_or_create_token(wid)
         socket_path: Path | None = None
         if self.transport == "unix":
-            socket_path = workspace_state_dir(self.brain.workspace_id) / "mcp.sock"
+            socket_path = workspace_state_dir(wid) / "mcp.sock"
             if len(str(socket_path)) > _MAX_UNIX_PATH:
                 log.info("state dir path too long for a unix socket; using a loopback port")
                 socket_path = None
         sock = open_listener("127.0.0.1", self.port, socket_path)
-        if socket_path is not None:
-            url = f"http://localhost{MCP_PATH}"
-        else:
-            host, port = sock.getsockname()[:2]
-            url = f"http://{host}:{port}{MCP_PATH}"
-        self.endpoint = Endpoint(
-            url=url,
+        endpoint = self.endpoint = Endpoint(
+            url=listener_url(sock, socket_path),
             socket=str(socket_path) if socket_path else None,
             auth=True,
-            token_file=str(token_path(self.brain.workspace_id)),
+            token_file=str(token_path(wid)),
             pid=os.getpid(),
             workspace=str(self.brain.root),
         )
-        app = build_http_app(self.brain, token=token)
-        config = uvicorn.Config(
-            app, log_config=None, log_level="warning", access_log=False, lifespan="on"
-        )
-        server = self._server = uvicorn.Server(config)
+        server = self._server = uvicorn_server(build_http_app(self.brain, token=token))
         ready = threading.Event()
 
-        async def run() -> None:
-            task = asyncio.create_task(server.serve(sockets=[sock]))
-            while not server.started and not task.done():
-                await asyncio.sleep(0.005)
+        def started() -> None:
+            write_endpoint(wid, endpoint)
             ready.set()
-            await task
 
         def main() -> None:
             try:
-                asyncio.run(run())
+                asyncio.run(serve_announced(server, sock, started))
             except Exception:
                 log.exception("MCP sidecar for %s stopped", self.brain.root)
             finally:
@@ -91,29 +90,11 @@ class McpSidecar:
         ready.wait(timeout)
         if not server.started:
             raise RuntimeError("the MCP server did not start")
-        self._write_marker()
-        return self.endpoint
+        return endpoint
 
     def stop(self, timeout: float = 5.0) -> None:
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout)
-        self._remove_marker()
-
-    def _write_marker(self) -> None:
-        assert self.endpoint is not None
-        tmp = self._marker.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(asdict(self.endpoint)))
-        os.chmod(tmp, 0o600)
-        tmp.replace(self._marker)
-
-    def _remove_marker(self) -> None:
-        try:
-            data = json.loads(self._marker.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return
-        if data.get("pid") == os.getpid():
-            self._marker.unlink(missing_ok=True)
+        remove_endpoint(self.brain.workspace_id)

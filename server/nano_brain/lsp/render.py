@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-DECISION_TAGS = frozenset({"decision", "auto:architecture-decision"})
+from ..filters import is_decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +24,7 @@ class NoteView:
 
     @property
     def is_decision(self) -> bool:
-        return self.collection == "decisions" or bool(DECISION_TAGS & set(self.tags))
+        return is_decision(self.collection, self.tags)
 
 
 @dataclass(frozen=True, slots=True)

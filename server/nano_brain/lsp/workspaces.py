@@ -128,9 +128,11 @@ class Folders:
             provider, why = brain.provider()
             if provider is None:
                 log.info("%s: no vector search (%s)", root, why)
+            text, code = brain.providers()
             for _ in range(2):  # the reader and the searcher
                 opened.append(Brain(root, config=loaded, db_path=brain.store.path,
-                                    provider=provider, actor="lsp"))  # fmt: skip
+                                    provider=text, code_provider=code, actor="lsp"))  # fmt: skip
+            brain.embedder.start()  # notes saved in the editor are embedded in the background
         except BaseException:
             for done in opened:
                 done.close()

@@ -19,9 +19,9 @@ _EXPORTS = {
     "load_or_create_token": "security",
     "token_path": "security",
     "build_server": "server",
-    "Endpoint": "transports",
+    "Endpoint": "statefiles",
     "build_http_app": "transports",
-    "read_endpoint": "transports",
+    "read_endpoint": "statefiles",
     "run_stdio": "transports",
     "serve_http": "transports",
 }

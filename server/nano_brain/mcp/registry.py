@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import mcp_types as types
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..brain import Brain
 from ..errors import InvalidInputError, NanoBrainError
+from ..fields import PATTERN_RULES
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,16 @@ class ToolSpec:
                 open_world_hint=False,
             ),
         )
+
+
+class StrictInput(BaseModel):
+    """Base of every tool's input model: unknown arguments and loose types are errors.
+
+    Strict: `true` or `"10"` is no integer and `"yes"` no boolean. A client that sends the
+    wrong JSON type has a bug it should hear about, not a guess made for it.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ToolModule(Protocol):
@@ -165,12 +176,23 @@ def describe_validation_error(exc: ValidationError) -> str:
     """The first problem as `field: message` on one line (pydantic's text spans many)."""
     errors = exc.errors(include_url=False)
     first = errors[0]
-    where = ".".join(str(p) for p in first["loc"]) or "arguments"
+    where = ".".join(_loc_part(p) for p in first["loc"]) or "arguments"
     message = first["msg"]
     if first["type"] == "extra_forbidden":
         message = "unknown argument"
+    elif first["type"] == "string_pattern_mismatch":
+        rule = PATTERN_RULES.get(str(first.get("ctx", {}).get("pattern")))
+        message = f"must be {rule}" if rule else message
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return _one_line(f"{where}: {message}{more}")
+
+
+def _loc_part(part: object) -> str:
+    """A path element of the error (a client's dict key may hold anything): escaped, short."""
+    text = str(part)
+    if not text.isprintable():
+        text = repr(text)[1:-1]
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _one_line(text: str) -> str:

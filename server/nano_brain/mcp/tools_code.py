@@ -8,29 +8,40 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from .. import fields
 from ..brain import Brain
 from ..codeindex.service import MAX_IMPACT_DEPTH, CodeIndex
 from ..models import SearchResponse
 from ..search import MAX_QUERY_CHARS
-from .registry import ToolRegistry
+from .registry import StrictInput, ToolRegistry
 
 SymbolRef = Field(
     min_length=1,
     max_length=1024,
+    pattern=fields.ONE_LINE_PATTERN,
     description="a qualified name (`pkg/mod.py::Class.method`), `Class.method`, or a bare name "
     "when it is unique",
 )
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+_Input = StrictInput
 
 
 class SymbolsInput(_Input):
-    query: str = Field(min_length=1, max_length=1024, description="name, suffix or substring")
-    kind: str | None = Field(None, max_length=32, description="function, class, method, ...")
+    query: str = Field(
+        min_length=1,
+        max_length=1024,
+        pattern=fields.ONE_LINE_PATTERN,
+        description="name, suffix or substring",
+    )
+    kind: str | None = Field(
+        None,
+        max_length=32,
+        pattern=fields.ONE_LINE_PATTERN,
+        description="function, class, method, ...",
+    )
     limit: int = Field(50, ge=1, le=500)
 
 
@@ -53,7 +64,10 @@ class SymbolsOutput(BaseModel):
 
 
 class CallsOutput(BaseModel):
-    calls: list[dict[str, Any]] = Field(description="caller, callee (None if unresolved), line")
+    calls: list[dict[str, Any]] = Field(
+        description="caller, callee (None if unresolved), expression (the callee as written, "
+        "blanks collapsed, clipped), line"
+    )
 
 
 class ImpactOutput(BaseModel):

@@ -10,22 +10,27 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .. import fields
 from ..brain import Brain
 from ..config import StorageConfig
 from ..filters import Filters, Kind, Status
 from ..models import Document, History, SearchResponse, WakeUp, WriteResult
 from ..search import MAX_QUERY_CHARS, Mode, validate_request
-from .registry import ToolRegistry
+from ..timeutil import MAX_TIME_CHARS
+from .registry import StrictInput, ToolRegistry
 
 MAX_CONTENT_CHARS: int = StorageConfig.model_fields["max_content_bytes"].default
 """Schema bound on content; the store's configured byte cap is checked on top of it."""
 
-Tag = Annotated[str, Field(pattern=r"^[^\s,]{1,64}$", description="1-64 chars, no spaces/commas")]
+Tag = Annotated[
+    str,
+    Field(pattern=fields.TAG_PATTERN, description=fields.TAG_RULE.replace("characters", "chars")),
+]
 Collection = Annotated[
     str,
     Field(
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$",
-        description="letters, digits and _ . : / - (max 64), e.g. memory, decisions",
+        pattern=fields.COLLECTION_PATTERN,
+        description=f"{fields.COLLECTION_RULE}, e.g. memory, decisions",
     ),
 ]
 DocRef = Annotated[
@@ -33,6 +38,7 @@ DocRef = Annotated[
     Field(
         min_length=1,
         max_length=1024,
+        pattern=fields.ONE_LINE_PATTERN,
         description="a document id as returned by other tools (`#3f2a…` or `3f2a…`) or the "
         "document's source path",
     ),
@@ -41,15 +47,27 @@ Instant = Annotated[
     str,
     Field(
         min_length=1,
-        max_length=64,
+        max_length=MAX_TIME_CHARS,
+        pattern=fields.ONE_LINE_PATTERN,
         description="RFC 3339 time (2024-05-01T12:00:00Z), a date (2024-05-01) or a "
-        "duration ago (7d, 2w, 24h)",
+        "duration ago (7d, 2w, 24h); years 1-9999",
     ),
 ]
+MetadataKey = Annotated[
+    str,
+    Field(min_length=1, max_length=fields.MAX_METADATA_KEY_CHARS, pattern=fields.ONE_LINE_PATTERN),
+]
+
+_Input = StrictInput
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _key_rule_in_property_names(schema: dict[str, Any]) -> None:
+    """pydantic states a key pattern as `patternProperties`, which allows any other key;
+    `propertyNames` is what says every key must match."""
+    patterns = schema.pop("patternProperties", {})
+    names = schema.setdefault("propertyNames", {})
+    for pattern in patterns:
+        names["pattern"] = pattern
 
 
 # -- inputs -----------------------------------------------------------------------------------
@@ -61,17 +79,29 @@ class WriteInput(_Input):
         max_length=MAX_CONTENT_CHARS,
         description="the note in Markdown or plain text; identical content is stored once",
     )
-    title: str | None = Field(None, max_length=200, description="default: the first line")
+    title: str | None = Field(
+        None,
+        max_length=fields.MAX_TITLE_CHARS,
+        pattern=fields.ONE_LINE_PATTERN,
+        description="one line; default: the first line of content",
+    )
     tags: list[Tag] = Field(default_factory=list, max_length=32)
     collection: Collection = "memory"
     source_path: str | None = Field(
         None,
         min_length=1,
         max_length=1024,
+        pattern=fields.ONE_LINE_PATTERN,
         description="a stable key (e.g. docs/adr/0007.md); writing again to it makes a new "
         "version of the same document",
     )
-    metadata: dict[str, Any] = Field(default_factory=dict, max_length=64)
+    metadata: dict[MetadataKey, Any] = Field(
+        default_factory=dict,
+        max_length=64,
+        description="a JSON object stored with the note (text keys; finite numbers; nested at "
+        f"most {fields.MAX_METADATA_DEPTH} levels)",
+        json_schema_extra=_key_rule_in_property_names,
+    )
     supersedes: DocRef | None = Field(
         None, description="id of the note this one replaces; it is marked superseded"
     )
@@ -119,7 +149,12 @@ class SupersedeInput(_Input):
 
 
 class RetractInput(RefInput):
-    reason: str = Field("", max_length=1000, description="why it was wrong (kept in the log)")
+    reason: str = Field(
+        "",
+        max_length=1000,
+        pattern=fields.FREE_TEXT_PATTERN,
+        description="why it was wrong (kept in the log)",
+    )
 
 
 class WakeUpInput(_Input):

@@ -9,7 +9,6 @@ server runs, `<state>/workspaces/<id>/mcp-endpoint.json` says where it is, so
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import signal
@@ -17,53 +16,26 @@ import socket
 import stat
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import uvicorn
-from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from ..brain import Brain
 from ..errors import InvalidInputError
 from .registry import BUILTIN_TOOL_MODULES
-from .security import HttpGuard, check_bind, token_path, workspace_state_dir
+from .security import HttpGuard, check_bind
 from .server import build_server
+from .statefiles import Endpoint, remove_endpoint, token_path, write_endpoint
+from .statefiles import read_endpoint as read_endpoint  # `nano-brain mcp-config` imports it here
+from .stdio import stdio_streams
 
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
-
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """Where a running HTTP server listens; also the content of the endpoint file."""
-
-    url: str
-    socket: str | None
-    auth: bool
-    token_file: str | None
-    pid: int
-    workspace: str
-
-
-def endpoint_path(workspace_id: str) -> Path:
-    return workspace_state_dir(workspace_id) / "mcp-endpoint.json"
-
-
-def read_endpoint(workspace_id: str) -> Endpoint | None:
-    """The endpoint of this workspace's running server, if its process is still alive."""
-    path = endpoint_path(workspace_id)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        endpoint = Endpoint(**data)
-        os.kill(endpoint.pid, 0)
-    except (OSError, ValueError, TypeError):
-        return None
-    return endpoint
 
 
 def run_stdio(brain: Brain, *, modules: Iterable[str] = BUILTIN_TOOL_MODULES) -> None:
@@ -71,10 +43,19 @@ def run_stdio(brain: Brain, *, modules: Iterable[str] = BUILTIN_TOOL_MODULES) ->
     server = build_server(brain, modules=modules)
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with stdio_streams(max_message_bytes(brain)) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
+
+
+def max_message_bytes(brain: Brain) -> int:
+    """The largest request either transport reads: room for a note at the content cap,
+    JSON-escaped, so an oversize note is answered by the tool with a clear error instead of
+    being cut off by the transport."""
+    return max(DEFAULT_MAX_REQUEST_BODY_SIZE, 2 * brain.config.storage.max_content_bytes) + (
+        1 << 20
+    )
 
 
 def build_http_app(
@@ -86,13 +67,10 @@ def build_http_app(
 ) -> ASGIApp:
     """The streamable-HTTP app at /mcp behind the Host/Origin/token guard."""
     server = build_server(brain, modules=modules)
-    # Room for a note at the content cap (JSON-escaped), so an oversize note is answered
-    # by the tool with a clear error instead of a bare HTTP 413.
-    body_limit = max(DEFAULT_MAX_REQUEST_BODY_SIZE, 2 * brain.config.storage.max_content_bytes)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=True,
-        max_request_body_size=body_limit + (1 << 20),
+        max_request_body_size=max_message_bytes(brain),
         # Host/Origin are checked by HttpGuard, before the token, for every route.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
@@ -157,53 +135,63 @@ def serve_http(
     if socket_path is None:
         check_bind(host, auth=token is not None, allow_remote=allow_remote)
     sock = open_listener(host, port, socket_path)
-    if socket_path is not None:
-        url = f"http://localhost{MCP_PATH}"
-    else:
-        bound = sock.getsockname()
-        shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-        url = f"http://{shown}:{bound[1]}{MCP_PATH}"
     endpoint = Endpoint(
-        url=url,
+        url=listener_url(sock, socket_path),
         socket=str(socket_path.expanduser().absolute()) if socket_path else None,
         auth=token is not None,
         token_file=str(token_path(brain.workspace_id)) if token else None,
         pid=os.getpid(),
         workspace=str(brain.root),
     )
-    app = build_http_app(brain, token=token, allow_remote=allow_remote, modules=modules)
-    config = uvicorn.Config(
-        app, log_config=None, log_level="warning", access_log=False, lifespan="on"
+    server = uvicorn_server(
+        build_http_app(brain, token=token, allow_remote=allow_remote, modules=modules)
     )
-    server = uvicorn.Server(config)
-    marker = endpoint_path(brain.workspace_id)
+
+    def started() -> None:
+        write_endpoint(brain.workspace_id, endpoint)
+        log.info("serving MCP on %s", endpoint.socket or endpoint.url)
+        if on_ready is not None:
+            on_ready(endpoint)
+
     previous = _absorb_resent_signals()
     try:
-        asyncio.run(_serve(server, sock, endpoint, marker, on_ready))
+        asyncio.run(serve_announced(server, sock, started))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         sock.close()
         if socket_path is not None and endpoint.socket:
             Path(endpoint.socket).unlink(missing_ok=True)
-        _remove_marker(marker)
+        remove_endpoint(brain.workspace_id)
 
 
-async def _serve(
-    server: uvicorn.Server,
-    sock: socket.socket,
-    endpoint: Endpoint,
-    marker: Path,
-    on_ready: Callable[[Endpoint], None] | None,
+def listener_url(sock: socket.socket, socket_path: Path | None) -> str:
+    """The URL clients use: `http://localhost/mcp` over a unix socket, else host:port."""
+    if socket_path is not None:
+        return f"http://localhost{MCP_PATH}"
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{MCP_PATH}"
+
+
+def uvicorn_server(app: ASGIApp) -> uvicorn.Server:
+    """uvicorn for our app: no logging config of its own, no access log (URLs stay private)."""
+    config = uvicorn.Config(
+        app, log_config=None, log_level="warning", access_log=False, lifespan="on"
+    )
+    return uvicorn.Server(config)
+
+
+async def serve_announced(
+    server: uvicorn.Server, sock: socket.socket, on_started: Callable[[], None]
 ) -> None:
+    """Serve on `sock` until stopped; `on_started` runs once it accepts connections (the
+    moment to write the endpoint file), never if startup fails."""
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.005)
     if server.started:
-        _write_marker(marker, endpoint)
-        log.info("serving MCP on %s", endpoint.socket or endpoint.url)
-        if on_ready is not None:
-            on_ready(endpoint)
+        on_started()
     await task
 
 
@@ -213,19 +201,3 @@ def _absorb_resent_signals() -> dict[int, Any]:
     if threading.current_thread() is not threading.main_thread():
         return {}
     return {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-
-def _write_marker(marker: Path, endpoint: Endpoint) -> None:
-    tmp = marker.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(endpoint)), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    tmp.replace(marker)
-
-
-def _remove_marker(marker: Path) -> None:
-    try:
-        data: dict[str, Any] = json.loads(marker.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if data.get("pid") == os.getpid():
-        marker.unlink(missing_ok=True)

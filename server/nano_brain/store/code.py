@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..filters import Filters
 from .store import Store
 
 #: Collection of one-chunk-per-symbol documents, and of Markdown/text files of the workspace.
@@ -26,9 +27,9 @@ DOCS_COLLECTION = "docs"
 SYMBOL_SOURCE_PREFIX = "code://"
 
 # (qualified_name, name, kind, parent, signature, docstring, start, end, sha256, bases,
-#  search_text, content_hash, search_title)
+#  search_text, content_hash, search_title, document metadata JSON, document uid)
 SymbolRow = tuple[
-    str, str, str, "str | None", str, "str | None", int, int, str, str, str, str, str
+    str, str, str, "str | None", str, "str | None", int, int, str, str, str, str, str, str, str
 ]
 # (module, name, alias, line)
 ImportRow = tuple[str, "str | None", "str | None", int]
@@ -38,6 +39,46 @@ CallRow = tuple["str | None", str, str, "str | None", str, int]
 AssignRow = tuple["str | None", str, "str | None", int]
 # (seq, body, heading, start_line, end_line)
 TextChunkRow = tuple[int, str, str, int, int]
+
+
+_INSERT_SYMBOL = (
+    "INSERT INTO code_symbols (file_id, workspace_id, qualified_name, name, kind, parent, "
+    "signature, docstring, start_line, end_line, sha256, bases, doc_id) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_EDGE = (
+    "INSERT INTO code_edges (id, file_id, workspace_id, kind, source, target, name, receiver, "
+    "receiver_kind, expression, module, alias, how, line) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+#: The code tables' secondary indexes (as migrations 3 and 5 made them): dropped for a bulk
+#: load and built again after it.
+_LOOKUP_INDEXES = (
+    ("code_edges_file", "CREATE INDEX IF NOT EXISTS code_edges_file ON code_edges (file_id)"),
+    (
+        "code_edges_target",
+        "CREATE INDEX IF NOT EXISTS code_edges_target ON code_edges (target) "
+        "WHERE kind = 'calls' AND target IS NOT NULL",
+    ),
+    (
+        "code_edges_source",
+        "CREATE INDEX IF NOT EXISTS code_edges_source ON code_edges (source) WHERE kind = 'calls'",
+    ),
+    (
+        "code_edges_name",
+        "CREATE INDEX IF NOT EXISTS code_edges_name ON code_edges (name) WHERE kind = 'calls'",
+    ),
+    ("code_symbols_file", "CREATE INDEX IF NOT EXISTS code_symbols_file ON code_symbols (file_id)"),
+    (
+        "code_symbols_name",
+        "CREATE INDEX IF NOT EXISTS code_symbols_name ON code_symbols (workspace_id, name)",
+    ),
+    (
+        "code_symbols_doc",
+        "CREATE INDEX IF NOT EXISTS code_symbols_doc ON code_symbols (doc_id) "
+        "WHERE doc_id IS NOT NULL",
+    ),
+)
 
 
 @dataclass(slots=True)
@@ -50,6 +91,25 @@ class FileRecord:
     mtime_ns: int
     sha256: str
     language: str | None
+
+
+@dataclass(slots=True)
+class BulkFile:
+    """A parsed source file for :meth:`CodeStore.add_code_files` (rows as the indexer makes
+    them)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    language: str
+    namespace: str | None
+    default_export: str | None
+    has_errors: bool
+    symbols: Sequence[SymbolRow]
+    imports: Sequence[ImportRow]
+    calls: Sequence[CallRow]
+    assignments: Sequence[AssignRow]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +188,175 @@ class CodeStore:
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
         return self.store._exec(sql, params)
 
+    def _rows_in(self, sql: str, keys: Iterable[Any], params: Sequence[Any] = ()) -> list[Any]:
+        """``sql`` with ``{marks}`` standing for an IN list, run over ``keys`` 500 at a time
+        (SQLite caps the number of bound values) after the other ``params``."""
+        wanted = sorted(set(keys), key=str)
+        out: list[Any] = []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            out.extend(self._rows(sql.format(marks=",".join("?" * len(part))), (*params, *part)))
+        return out
+
     def tune_for_bulk(self) -> None:
         """A larger page cache for this connection: FTS and index inserts touch many pages."""
         self._exec("PRAGMA cache_size = -65536")
+
+    # -- bulk (cold) builds ------------------------------------------------------------------
+
+    def drop_lookup_indexes(self) -> None:
+        """Drop the code tables' secondary indexes for a bulk load (see :meth:`ensure_indexes`).
+
+        Building an index once over loaded rows is a sort; keeping it live is a random b-tree
+        insert per row. Only the code tables' own indexes go: the engine's are shared.
+        """
+        for name, _ in _LOOKUP_INDEXES:
+            self._exec(f"DROP INDEX IF EXISTS {name}")
+
+    def ensure_indexes(self) -> None:
+        """Create the code tables' secondary indexes that are missing (a no-op when none is)."""
+        for _, sql in _LOOKUP_INDEXES:
+            self._exec(sql)
+
+    def missing_indexes(self) -> list[str]:
+        present = {
+            r[0]
+            for r in self._rows(
+                "SELECT name FROM sqlite_master WHERE type = 'index' "
+                "AND tbl_name IN ('code_edges', 'code_symbols')"
+            )
+        }
+        return [name for name, _ in _LOOKUP_INDEXES if name not in present]
+
+    def rebuild_fulltext(self) -> None:
+        """Re-derive both FTS indexes from their content (repairs an interrupted bulk load)."""
+        self._exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')")
+        self._exec("INSERT INTO chunks_tri (chunks_tri) VALUES ('rebuild')")
+
+    def index_symbol_chunks(self, first: int, last: int) -> None:
+        """Full-text index the symbol chunks with ids first..last (one statement per index)."""
+        self._index_symbol_chunks(first, last)
+
+    def checkpoint(self) -> None:
+        """Move the write-ahead log into the store file and truncate it (after a bulk load,
+        whose large transactions would otherwise leave a log as big as the store). A reader
+        that holds an old snapshot makes it give up after a moment rather than wait: the log
+        is then truncated by a later checkpoint."""
+        with self.store._lock:
+            timeout = self._rows("PRAGMA busy_timeout")[0][0]
+            self._exec("PRAGMA busy_timeout = 200")
+            try:
+                self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._exec(f"PRAGMA busy_timeout = {int(timeout)}")
+
+    def existing_paths(self, paths: Sequence[str]) -> set[str]:
+        rows = self._rows_in(
+            "SELECT path FROM code_files WHERE workspace_id = ? AND path IN ({marks})",
+            paths,
+            (self.ws,),
+        )
+        return {r[0] for r in rows}
+
+    def add_code_files(
+        self, files: Sequence[BulkFile], *, tombstoned: set[str], now: float
+    ) -> tuple[int, list[list[int]], int, int]:
+        """Insert new source files (none of them indexed yet) in a few statements.
+
+        Returns (search documents added, call edge ids per file in the order of its calls,
+        first and last id of the symbol chunks inserted, which are not yet full-text indexed:
+        the caller puts them in with :meth:`index_symbol_chunks`; -1, -2 when none).
+        """
+        ws = self.ws
+        file_id = int(self._rows("SELECT coalesce(max(id), 0) + 1 FROM code_files")[0][0])
+        doc_id, chunk_id = self._next_ids()
+        edge_id = int(self._rows("SELECT coalesce(max(id), 0) + 1 FROM code_edges")[0][0])
+        first_chunk = chunk_id
+        file_rows: list[tuple[Any, ...]] = []
+        docs: list[tuple[Any, ...]] = []
+        chunks: list[tuple[Any, ...]] = []
+        sym_rows: list[tuple[Any, ...]] = []
+        imports: list[tuple[Any, ...]] = []
+        assigns: list[tuple[Any, ...]] = []
+        calls: list[tuple[Any, ...]] = []
+        call_ids: list[list[int]] = []
+        for f in files:
+            file_rows.append((file_id, f.path, f.size, f.mtime_ns, f.sha256, f.language,
+                              f.namespace, f.default_export, int(f.has_errors)))  # fmt: skip
+            for s in f.symbols:
+                own = None
+                if s[10] and SYMBOL_SOURCE_PREFIX + s[0] not in tombstoned:
+                    own = doc_id
+                    doc_id += 1
+                    docs.append((own, s[14], s[0], s[10], s[11], s[13]))
+                    chunks.append((chunk_id, own, s[12], s[10], s[2], s[6], s[7]))
+                    chunk_id += 1
+                sym_rows.append((file_id, own) + s[:10])
+            for imp in f.imports:
+                imports.append((edge_id, file_id) + imp)
+                edge_id += 1
+            for assign in f.assignments:
+                assigns.append((edge_id, file_id) + assign)
+                edge_id += 1
+            call_ids.append(list(range(edge_id, edge_id + len(f.calls))))
+            for call in f.calls:
+                calls.append((edge_id, file_id) + call)
+                edge_id += 1
+            file_id += 1
+        # Constants go into the statements as literals: a cold index binds millions of
+        # values, and each bound value costs more than the row's insert itself.
+        w, t = _literal(ws), repr(float(now))
+        self._many(
+            "INSERT INTO code_files (id, workspace_id, path, size, mtime_ns, sha256, language, "
+            f"namespace, default_export, has_errors, indexed_at) VALUES (?1, {w}, ?2, ?3, ?4, "
+            f"?5, ?6, ?7, ?8, ?9, {t})",
+            file_rows,
+        )
+        self._many(
+            "INSERT INTO documents (id, workspace_id, uid, kind, collection, title, content, "
+            "content_hash, source_path, metadata, created_at, updated_at, recorded_at, "
+            f"valid_from, author) VALUES (?1, {w}, ?2, 'code', {_literal(CODE_COLLECTION)}, ?3, "
+            f"?4, ?5, {_literal(SYMBOL_SOURCE_PREFIX)} || ?3, ?6, {t}, {t}, {t}, {t}, 'index')",
+            docs,
+        )
+        self._many(
+            "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
+            f"end_line, seq, symbol) VALUES (?1, ?2, {w}, ?3, ?4, ?5, ?6, ?7, 0, 1)",
+            chunks,
+        )
+        # (file_id, doc_id, qualified_name, name, kind, parent, signature, docstring, start,
+        #  end, sha256, bases)
+        self._many(
+            "INSERT INTO code_symbols (file_id, workspace_id, qualified_name, name, kind, parent, "
+            "signature, docstring, start_line, end_line, sha256, bases, doc_id) "
+            f"VALUES (?1, {w}, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?2)",
+            sym_rows,
+        )
+        edge = (
+            "INSERT INTO code_edges (id, file_id, workspace_id, kind, source, target, name, "
+            "receiver, receiver_kind, expression, module, alias, how, line) "
+        )
+        # imports (id, file_id, module, member, alias, line): name is what the statement
+        # binds (for display), expression the member as written (NULL: the module itself)
+        self._many(
+            edge + f"VALUES (?1, ?2, {w}, 'imports', NULL, NULL, coalesce(NULLIF(?5, ''), "
+            "CASE WHEN ?4 IS NULL OR ?4 IN ('', '*') THEN ?3 ELSE ?4 END), NULL, NULL, ?4, ?3, "
+            "?5, NULL, ?6)",
+            imports,
+        )
+        # assignments (id, file_id, scope, target, value, line)
+        self._many(
+            edge + f"VALUES (?1, ?2, {w}, 'assigns', ?3, NULL, ?4, NULL, NULL, ?5, NULL, NULL, "
+            "NULL, ?6)",
+            assigns,
+        )
+        # calls (id, file_id, caller, callee, name, receiver, receiver_kind, line)
+        self._many(
+            edge + f"VALUES (?1, ?2, {w}, 'calls', ?3, NULL, ?5, ?6, ?7, ?4, NULL, NULL, "
+            "'unresolved', ?8)",
+            calls,
+        )
+        return len(docs), call_ids, first_chunk, chunk_id - 1
 
     def _next_ids(self) -> tuple[int, int]:
         """Next free ids of documents and chunks (call inside a write transaction)."""
@@ -263,66 +489,45 @@ class CodeStore:
         chunks: list[tuple[Any, ...]] = []
         moved: list[tuple[int, int, int]] = []
         sym_rows: list[tuple[Any, ...]] = []
+        ws = self.ws
         for s in symbols:
-            qname, name, kind, parent, sig, doc, start, end, sha, bases, text, text_hash, title = s
+            qname = s[0]
             own = reuse.get(qname)
             if own is not None:
-                moved.append((start, end, own))
-            elif text and SYMBOL_SOURCE_PREFIX + qname not in tombstoned:
+                moved.append((s[6], s[7], own))
+            elif s[10] and SYMBOL_SOURCE_PREFIX + qname not in tombstoned:
                 own = doc_id
                 doc_id += 1
-                meta = json.dumps(
-                    {"path": path, "qualified_name": qname, "kind": kind, "language": language},
-                    sort_keys=True,
-                )
-                docs.append(
-                    (own, self.ws, secrets.token_hex(6), CODE_COLLECTION, qname, text,
-                     text_hash, SYMBOL_SOURCE_PREFIX + qname, meta, now, now, now, now)
-                )  # fmt: skip
-                chunks.append((chunk_id, own, self.ws, title, text, kind, start, end))
+                docs.append((own, ws, s[14], CODE_COLLECTION, qname, s[10], s[11],
+                             SYMBOL_SOURCE_PREFIX + qname, s[13], now, now, now, now))  # fmt: skip
+                chunks.append((chunk_id, own, ws, s[12], s[10], s[2], s[6], s[7]))
                 chunk_id += 1
-            sym_rows.append(
-                (file_id, self.ws, qname, name, kind, parent, sig, doc, start, end, sha, bases, own)
-            )
+            sym_rows.append((file_id, ws, qname, s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8],
+                             s[9], own))  # fmt: skip
         self._insert_documents(docs, chunks)
         if moved:
             self._many("UPDATE chunks SET start_line = ?, end_line = ? WHERE doc_id = ?", moved)
-        self._many(
-            "INSERT INTO code_symbols (file_id, workspace_id, qualified_name, name, kind, parent, "
-            "signature, docstring, start_line, end_line, sha256, bases, doc_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            sym_rows,
-        )
+        self._many(_INSERT_SYMBOL, sym_rows)
+        edge_id = int(self._rows("SELECT coalesce(max(id), 0) + 1 FROM code_edges")[0][0])
         edges: list[tuple[Any, ...]] = []
-        for s in symbols:
-            if s[3] is not None:
-                edges.append((file_id, self.ws, "contains", s[3], s[0], s[1], None, None, None,
-                              None, None, None, s[6]))  # fmt: skip
         for module, name, alias, line in imports:
             # name: what the import binds (for display); expression: the member as written
             # (NULL: the statement binds the module itself)
             binding = alias or (name if name not in (None, "", "*") else module)
-            edges.append((file_id, self.ws, "imports", None, None, binding, None, None, name,
+            edges.append((edge_id, file_id, ws, "imports", None, None, binding, None, None, name,
                           module, alias, None, line))  # fmt: skip
+            edge_id += 1
         for scope, target, value, line in assignments:
             # the resolver types receivers by these (x = Cls(); x.m())
-            edges.append((file_id, self.ws, "assigns", scope, None, target, None, None, value,
-                          None, None, None, line))  # fmt: skip
-        next_edge = self._rows("SELECT coalesce(max(id), 0) + 1 FROM code_edges")[0][0]
-        rows = [(next_edge + i, *e) for i, e in enumerate(edges)]
-        first_call = next_edge + len(edges)
-        call_ids = list(range(first_call, first_call + len(calls)))
-        for edge_id, (caller, callee, name, receiver, receiver_kind, line) in zip(
-            call_ids, calls, strict=True
-        ):
-            rows.append((edge_id, file_id, self.ws, "calls", caller, None, name, receiver,
-                         receiver_kind, callee, None, None, "unresolved", line))  # fmt: skip
-        self._many(
-            "INSERT INTO code_edges (id, file_id, workspace_id, kind, source, target, name, "
-            "receiver, receiver_kind, expression, module, alias, how, line) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+            edges.append((edge_id, file_id, ws, "assigns", scope, None, target, None, None,
+                          value, None, None, None, line))  # fmt: skip
+            edge_id += 1
+        call_ids = list(range(edge_id, edge_id + len(calls)))
+        for caller, callee, name, receiver, receiver_kind, line in calls:
+            edges.append((edge_id, file_id, ws, "calls", caller, None, name, receiver,
+                          receiver_kind, callee, None, None, "unresolved", line))  # fmt: skip
+            edge_id += 1
+        self._many(_INSERT_EDGE, edges)
         return len(docs), call_ids
 
     def replace_text_file(
@@ -367,7 +572,11 @@ class CodeStore:
         return 1
 
     def _insert_documents(
-        self, docs: Sequence[tuple[Any, ...]], chunks: Sequence[tuple[Any, ...]]
+        self,
+        docs: Sequence[tuple[Any, ...]],
+        chunks: Sequence[tuple[Any, ...]],
+        *,
+        fulltext: bool = True,
     ) -> None:
         if docs:
             self._many(
@@ -383,7 +592,8 @@ class CodeStore:
                 "end_line, seq, symbol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 1)",
                 chunks,
             )
-            self._index_symbol_chunks(chunks[0][0], chunks[-1][0])
+            if fulltext:
+                self._index_symbol_chunks(chunks[0][0], chunks[-1][0])
 
     def _index_symbol_chunks(self, first: int, last: int) -> None:
         """Full-text index the symbol chunks with ids first..last (see migration 5)."""
@@ -419,48 +629,118 @@ class CodeStore:
             (self.ws,),
         )
 
-    def graph_edges(self, call_names: Sequence[str] | None = None) -> list[tuple[Any, ...]]:
-        """Imports, assignments and calls (all, or only calls of those bare names), by id:
-        (id, file_id, kind, source, name, receiver, receiver_kind, expression, module, alias,
-        line, target, how)."""
-        columns = (
+    def graph_edges(self) -> list[tuple[Any, ...]]:
+        """Imports, assignments and calls, by id: (id, file_id, kind, source, name, receiver,
+        receiver_kind, expression, module, alias, line, target, how)."""
+        return self._rows(
             "SELECT id, file_id, kind, source, name, receiver, receiver_kind, expression, module, "
             "alias, line, target, how FROM code_edges WHERE workspace_id = ? "
+            "AND kind IN ('imports', 'calls', 'assigns') ORDER BY id",
+            (self.ws,),
         )
-        if call_names is None:
-            return self._rows(
-                columns + "AND kind IN ('imports', 'calls', 'assigns') ORDER BY id", (self.ws,)
-            )
-        rows = self._rows(columns + "AND kind = 'imports'", (self.ws,))
-        names = sorted(set(call_names))
-        calls: list[Any] = []
-        for start in range(0, len(names), 500):
-            part = names[start : start + 500]
+
+    def graph_rows_of(
+        self, file_ids: Sequence[int]
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """Symbols (as :meth:`graph_symbols`) and imports/assignments (as :meth:`graph_edges`)
+        of some files, for a resolver that reads only the files it needs."""
+        symbols: list[Any] = []
+        edges: list[Any] = []
+        for start in range(0, len(file_ids), 500):
+            part = list(file_ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            calls.extend(
-                self._rows(columns + f"AND kind = 'calls' AND name IN ({marks})", (self.ws, *part))
-            )
-        # assignments type receivers within their own file: only the calls' files need them
-        files = sorted({r[1] for r in calls})
-        for start in range(0, len(files), 500):
-            part = files[start : start + 500]
-            marks = ",".join("?" * len(part))
-            rows.extend(
+            symbols.extend(
                 self._rows(
-                    columns + f"AND kind = 'assigns' AND file_id IN ({marks})", (self.ws, *part)
+                    "SELECT file_id, qualified_name, name, kind, parent, signature, docstring, "
+                    "start_line, end_line, sha256, bases FROM code_symbols "
+                    f"WHERE file_id IN ({marks}) ORDER BY id",
+                    part,
                 )
             )
-        rows.extend(calls)
-        rows.sort(key=lambda r: r[0])
-        return rows
+            edges.extend(
+                self._rows(
+                    "SELECT id, file_id, kind, source, name, receiver, receiver_kind, expression, "
+                    "module, alias, line, target, how FROM code_edges "
+                    f"WHERE file_id IN ({marks}) AND kind IN ('imports', 'assigns') ORDER BY id",
+                    part,
+                )
+            )
+        return symbols, edges
 
-    def symbol_names_of(self, path: str) -> list[tuple[str, str]]:
-        """(name, kind) of the symbols a file had in the index."""
-        return self._rows(
-            "SELECT s.name, s.kind FROM code_symbols s JOIN code_files f ON f.id = s.file_id "
-            "WHERE f.workspace_id = ? AND f.path = ?",
+    def interface_of(self, path: str) -> tuple[Any, list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """What other files' calls can see of one stored file: ((namespace, default_export)
+        or None when the file is not indexed, symbols (qualified name, name, kind, parent,
+        bases), imports (module, member, alias))."""
+        rows = self._rows(
+            "SELECT id, namespace, default_export FROM code_files WHERE workspace_id = ? "
+            "AND path = ?",
             (self.ws, path),
         )
+        if not rows:
+            return None, [], []
+        file_id = rows[0][0]
+        symbols = self._rows(
+            "SELECT qualified_name, name, kind, parent, bases FROM code_symbols WHERE file_id = ?",
+            (file_id,),
+        )
+        imports = self._rows(
+            "SELECT module, expression, alias FROM code_edges WHERE file_id = ? "
+            "AND kind = 'imports'",
+            (file_id,),
+        )
+        return (rows[0][1], rows[0][2]), symbols, imports
+
+    def calls_to_reresolve(
+        self, names: Sequence[str], targets: Sequence[str], skip_files: Sequence[int]
+    ) -> list[tuple[Any, ...]]:
+        """Call edges named one of ``names`` or resolved to one of ``targets``, outside
+        ``skip_files``: (id, file_id, source, name, receiver, receiver_kind, expression, line,
+        target, how), in id order."""
+        columns = (
+            "SELECT id, file_id, source, name, receiver, receiver_kind, expression, line, "
+            "target, how FROM code_edges WHERE kind = 'calls' "
+        )
+        found = {r[0]: r for r in self._rows_in(columns + "AND name IN ({marks})", names)}
+        found.update(
+            (r[0], r)
+            for r in self._rows_in(
+                columns + "AND target IN ({marks}) AND target IS NOT NULL", targets
+            )
+        )
+        skip = set(skip_files)
+        return [found[k] for k in sorted(found) if found[k][1] not in skip]
+
+    def import_aliases(self, members: Sequence[str]) -> set[str]:
+        """Local names other files bind ``members`` to (``from m import f as g``: ``g``)."""
+        rows = self._rows_in(
+            "SELECT DISTINCT alias FROM code_edges WHERE kind = 'imports' "
+            "AND alias IS NOT NULL AND expression IN ({marks})",
+            members,
+        )
+        return {r[0] for r in rows}
+
+    def derived_classes(self) -> list[tuple[str, str, str, str]]:
+        """(qualified name, name, kind, bases) of every symbol that has bases."""
+        return self._rows(
+            "SELECT qualified_name, name, kind, bases FROM code_symbols "
+            "WHERE workspace_id = ? AND bases != ''",
+            (self.ws,),
+        )
+
+    def class_qualified_names(self, names: Sequence[str]) -> set[str]:
+        """Qualified names of the class-like symbols called one of ``names``."""
+        rows = self._rows_in(
+            "SELECT qualified_name FROM code_symbols WHERE workspace_id = ? AND name IN "
+            "({marks}) AND kind IN ('class', 'interface', 'struct', 'enum', 'trait', 'module', "
+            "'type')",
+            names,
+            (self.ws,),
+        )
+        return {r[0] for r in rows}
+
+    def member_names(self, parents: Sequence[str]) -> set[str]:
+        rows = self._rows_in("SELECT name FROM code_symbols WHERE parent IN ({marks})", parents)
+        return {r[0] for r in rows}
 
     def set_call_targets(self, updates: Sequence[tuple[str | None, str, int]]) -> None:
         """(target, how, edge id) for the calls whose resolution changed."""
@@ -547,34 +827,27 @@ class CodeStore:
         return out
 
     def counts(self) -> dict[str, int]:
+        """Files, symbols, edges, calls and resolved calls. Each is a plain ``count(*)``
+        that SQLite answers from the smallest index (a store holds one workspace): every
+        index run ends with these, and grouping the edges by kind scanned them all."""
         files, code_files = self._rows(
             "SELECT count(*), coalesce(sum(language IS NOT NULL), 0) FROM code_files "
             "WHERE workspace_id = ?",
             (self.ws,),
         )[0]
-        symbols = self._rows(
-            "SELECT count(*) FROM code_symbols WHERE workspace_id = ?", (self.ws,)
-        )[0][0]
-        by_kind = dict(
-            self._rows(
-                "SELECT kind, count(*) FROM code_edges WHERE workspace_id = ? GROUP BY kind",
-                (self.ws,),
-            )
-        )
+        symbols = self._rows("SELECT count(*) FROM code_symbols")[0][0]
+        edges = self._rows("SELECT count(*) FROM code_edges")[0][0]
+        calls = self._rows("SELECT count(*) FROM code_edges WHERE kind = 'calls'")[0][0]
         resolved = self._rows(
-            "SELECT count(*) FROM code_edges WHERE workspace_id = ? AND kind = 'calls' "
-            "AND target IS NOT NULL",
-            (self.ws,),
+            "SELECT count(*) FROM code_edges WHERE kind = 'calls' AND target IS NOT NULL"
         )[0][0]
         return {
             "files": int(files),
             "source_files": int(code_files),
             "text_files": int(files) - int(code_files),
             "symbols": int(symbols),
-            "edges": int(sum(by_kind.values())),
-            "contains": int(by_kind.get("contains", 0)),
-            "imports": int(by_kind.get("imports", 0)),
-            "calls": int(by_kind.get("calls", 0)),
+            "edges": int(edges),
+            "calls": int(calls),
             "resolved_calls": int(resolved),
         }
 
@@ -601,13 +874,26 @@ class CodeStore:
         return cursor.rowcount > 0
 
     def anchors(
-        self, *, qualified_names: Sequence[str] | None = None, doc_uid: str | None = None
+        self,
+        *,
+        qualified_names: Sequence[str] | None = None,
+        doc_uid: str | None = None,
+        path: str | None = None,
+        visible: Filters | None = None,
     ) -> list[AnchorRecord]:
-        """Anchors (all, of some symbols, or of one note) with the symbol's current hash."""
+        """Anchors (all, of some symbols, of one note, of one file) with the symbol's hash.
+
+        With `visible`, only the anchors of notes a read with those filters returns, chosen by
+        the store's one predicate (`Filters()`: no deleted, retracted or superseded notes);
+        without it, every anchor with its note's current status (None once deleted).
+        """
         clauses, params = ["a.workspace_id = ?"], [self.ws]
         if doc_uid is not None:
             clauses.append("a.doc_uid = ?")
             params.append(doc_uid)
+        if path is not None:
+            clauses.append("a.path = ?")
+            params.append(path)
         if qualified_names is not None:
             names = list(dict.fromkeys(qualified_names))
             if not names:
@@ -618,23 +904,37 @@ class CodeStore:
                 marks = ",".join("?" * len(part))
                 out.extend(
                     self._anchor_rows(
-                        [*clauses, f"a.qualified_name IN ({marks})"], [*params, *part]
+                        [*clauses, f"a.qualified_name IN ({marks})"], [*params, *part], visible
                     )
                 )
             return out
-        return self._anchor_rows(clauses, params)
+        return self._anchor_rows(clauses, params, visible)
 
-    def _anchor_rows(self, clauses: list[str], params: list[Any]) -> list[AnchorRecord]:
+    def _anchor_rows(
+        self, clauses: list[str], params: list[Any], visible: Filters | None
+    ) -> list[AnchorRecord]:
+        note_params: list[Any] = []
+        notes = "LEFT JOIN documents d ON d.uid = a.doc_uid AND d.valid_to IS NULL"
+        if visible is not None:
+            where, note_params = self.store._predicate(visible)
+            notes = (
+                "JOIN documents d ON d.uid = a.doc_uid AND d.workspace_id = a.workspace_id "
+                f"AND {where}"
+            )
         rows = self._rows(
             "SELECT a.doc_uid, d.title, d.status, a.path, a.qualified_name, a.symbol_sha256, "
-            "a.created_at, s.sha256 FROM code_anchors a "
-            "LEFT JOIN documents d ON d.uid = a.doc_uid AND d.valid_to IS NULL "
+            f"a.created_at, s.sha256 FROM code_anchors a {notes} "
             "LEFT JOIN code_symbols s ON s.workspace_id = a.workspace_id "
             "AND s.qualified_name = a.qualified_name "
             f"WHERE {' AND '.join(clauses)} ORDER BY a.qualified_name, a.created_at",
-            params,
+            [*note_params, *params],
         )
         return [AnchorRecord(*r) for r in rows]
+
+
+def _literal(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _like(text: str) -> str:

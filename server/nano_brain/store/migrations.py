@@ -331,6 +331,84 @@ _V6 = """
 -- see store.Store._partition_vector_index
 """
 
+# Status history and an audit log that stays append-only.
+# - status_changes: one row per status change (who, when, from what to what), so an "as of"
+#   read finds the status a document had then (documents keep only the current one). Rebuilt
+#   here from the audit log's supersede/retract/confirm rows; where the log was pruned, the
+#   last change is taken from the documents themselves (before it, the default status).
+# - audit_log: an INSERT OR REPLACE with an existing id used to delete the old row without
+#   firing the delete trigger; now no insert may take an id at or below the highest ever
+#   given (AUTOINCREMENT's sqlite_sequence) or one that exists. Deletes were allowed while a
+#   flag in meta was set, which any writer could set; now only while the connection-local
+#   function nano_brain_audit_prune() says so (Store.prune_audit), and a connection that does
+#   not define it cannot delete at all.
+# It may be applied again to a store that has it (a user_version set back): nothing is doubled.
+_V7 = """
+CREATE TABLE IF NOT EXISTS status_changes (
+    id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id       TEXT NOT NULL,
+    doc_uid            TEXT NOT NULL,
+    at                 REAL NOT NULL,
+    actor              TEXT NOT NULL,
+    status             TEXT NOT NULL,
+    superseded_by      TEXT,
+    prev_status        TEXT NOT NULL,
+    prev_superseded_by TEXT
+);
+CREATE INDEX IF NOT EXISTS status_changes_doc ON status_changes (doc_uid, at);
+-- a document's history goes when its last version goes
+CREATE TRIGGER IF NOT EXISTS status_changes_doc_ad AFTER DELETE ON documents
+    WHEN NOT EXISTS (SELECT 1 FROM documents WHERE uid = old.uid)
+BEGIN
+    DELETE FROM status_changes WHERE doc_uid = old.uid;
+END;
+
+INSERT INTO status_changes (workspace_id, doc_uid, at, actor, status, superseded_by,
+                            prev_status, prev_superseded_by)
+SELECT workspace_id, doc_uid, at, actor, new_status, successor, prev_status,
+       CASE WHEN action = 'supersede' THEN previous
+            ELSE lag(successor) OVER (PARTITION BY doc_uid ORDER BY id) END
+FROM (
+    SELECT a.id, a.workspace_id, a.doc_uid, a.at, a.actor, a.action, a.new_status,
+           coalesce(a.prev_status, 'active') AS prev_status,
+           CASE WHEN a.action = 'supersede'
+                THEN json_extract(a.details, '$.superseded_by') END AS successor,
+           json_extract(a.details, '$.previous_successor') AS previous
+    FROM audit_log a
+    WHERE a.action IN ('supersede', 'retract', 'confirm') AND a.new_status IS NOT NULL
+      AND EXISTS (SELECT 1 FROM documents d WHERE d.uid = a.doc_uid)
+      AND NOT EXISTS (SELECT 1 FROM status_changes s WHERE s.doc_uid = a.doc_uid)
+)
+ORDER BY id;
+
+INSERT INTO status_changes (workspace_id, doc_uid, at, actor, status, superseded_by,
+                            prev_status, prev_superseded_by)
+SELECT d.workspace_id, d.uid, d.status_changed_at, 'unknown', d.status, d.superseded_by,
+       coalesce((SELECT s.status FROM status_changes s WHERE s.doc_uid = d.uid
+                 ORDER BY s.at DESC, s.id DESC LIMIT 1), 'active'),
+       (SELECT s.superseded_by FROM status_changes s WHERE s.doc_uid = d.uid
+        ORDER BY s.at DESC, s.id DESC LIMIT 1)
+FROM documents d
+WHERE d.valid_to IS NULL AND d.status_changed_at IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM status_changes s
+                  WHERE s.doc_uid = d.uid AND s.at >= d.status_changed_at);
+
+DROP TRIGGER IF EXISTS audit_log_no_delete;
+DELETE FROM meta WHERE key = 'audit_prune';
+CREATE TRIGGER IF NOT EXISTS audit_log_no_reuse BEFORE INSERT ON audit_log
+    WHEN new.id > 0 AND (
+        new.id <= coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'), 0)
+        OR EXISTS (SELECT 1 FROM audit_log WHERE id = new.id))
+BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only: its ids are never reused');
+END;
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+    WHEN NOT nano_brain_audit_prune()
+BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only (only a logged prune removes rows)');
+END;
+"""
+
 # Threads: notes written one after another by one writer (an MCP session, an editor sidecar,
 # a script) into one collection, without a long pause, share a thread; `thread_seq` orders
 # them. Search lends a note's relevance to its neighbours in the thread, as a reader of a
@@ -338,13 +416,13 @@ _V6 = """
 # The k-NN index is split per embedding space (text: notes and sessions; code), each
 # partitioned by kind and collection with the times as metadata, so those filters are applied
 # inside the index scan; rebuilt from the stored vectors by store.VectorStore._split_vector_spaces.
-_V7 = """
-ALTER TABLE documents ADD COLUMN thread TEXT;
-ALTER TABLE documents ADD COLUMN thread_seq INTEGER;
-CREATE INDEX documents_thread ON documents (thread, thread_seq) WHERE thread IS NOT NULL;
+# The columns are added by that Python step too, only when missing: like migration 7 this one
+# may be applied again to a store that has it (a user_version set back).
+_V8 = """
+-- see store.VectorStore._split_vector_spaces
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
-from ..filters import Filters
+from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
+from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
+from . import _file
 from ._sqlite import load_vec, sqlite_module
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .vectors import VectorStore
@@ -25,6 +26,19 @@ _DOC_COLUMNS = (
     "d.superseded_by, d.valid_from, d.valid_to, d.recorded_at, d.access_count, "
     "d.last_accessed_at, d.pinned, d.author, d.thread, d.thread_seq"
 )
+# A document's [status, superseded_by, status_changed_at] at a moment, as JSON, from its status
+# history: the last change made by then, else the state before its first later change, else
+# (it never changed) the row's own. Takes the moment twice.
+_STATE_AT = (
+    "coalesce("
+    "(SELECT json_array(s.status, s.superseded_by, s.at) FROM status_changes s "
+    "WHERE s.doc_uid = d.uid AND s.at <= ? ORDER BY s.at DESC, s.id DESC LIMIT 1), "
+    "(SELECT json_array(s.prev_status, s.prev_superseded_by, NULL) FROM status_changes s "
+    "WHERE s.doc_uid = d.uid AND s.at > ? ORDER BY s.at, s.id LIMIT 1), "
+    "json_array(d.status, d.superseded_by, d.status_changed_at))"
+)
+# The version of a document in force at a moment and known by then. Takes the moment thrice.
+_IN_FORCE_AT = "d.recorded_at <= ? AND d.valid_from <= ? AND (d.valid_to IS NULL OR d.valid_to > ?)"
 # bm25 column weights: a title hit counts five times a body hit.
 BM25_WEIGHTS = (5.0, 1.0)
 LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
@@ -102,48 +116,82 @@ class Hit:
 
 
 class Store(VectorStore):
-    """One workspace's SQLite file. Thread-safe: one connection guarded by a lock."""
+    """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
+
+    A store this process may not write is opened read-only: reads work, writes raise
+    StoreReadOnlyError (access counting is skipped). Once the file is found damaged the store
+    answers nothing more and writes nothing more: every call raises StoreCorruptError (see
+    `_file` for how damage is recognised and remembered).
+    """
 
     def __init__(self, path: Path, workspace_id: str, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = Path(path)
         self.workspace_id = workspace_id
         self._lock = threading.RLock()
         self._depth = 0
+        self._damaged: str | None = None
+        self._pruning = False
+        self._read_only: str | None = None
         self._db = self._connect(busy_timeout_ms)
-        self._migrate()
-        self._check_workspace()
+        try:
+            self._migrate()
+            self._check_workspace()
+        except BaseException:
+            self._db.close()
+            raise
 
     # -- connection -------------------------------------------------------------------
 
+    @property
+    def read_only(self) -> bool:
+        """Whether this process may only read the store (its file or folder is not writable)."""
+        return self._read_only is not None
+
     def _connect(self, busy_timeout_ms: int) -> Any:
         sqlite = sqlite_module()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the store folder {self.path.parent}: {exc}") from exc
-        if self.path.exists() and not self.path.is_file():
-            raise StoreError(f"store path {self.path} is not a file")
+        _file.prepare(self.path)
+        self._read_only = _file.read_only_reason(self.path)
+        _file.check_remembered_damage(self.path)
+        if self._read_only is None:
+            _file.make_private(self.path)
+            target, uri = str(self.path), False
+        else:
+            target, uri = _file.read_only_uri(self.path), True
+            log.info("store %s is read-only: %s", self.path, self._read_only)
         try:
             db = sqlite.connect(
-                str(self.path),
+                target,
+                uri=uri,
                 isolation_level=None,
                 check_same_thread=False,
                 timeout=busy_timeout_ms / 1000,
             )
+        except sqlite.DatabaseError as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
+        try:
             load_vec(db)
+            # Deleting audit rows is allowed only while this returns 1: in this connection,
+            # during prune_audit. A connection without the function cannot delete at all.
+            db.create_function("nano_brain_audit_prune", 0, self._prune_allowed)
             db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             db.execute("PRAGMA foreign_keys = ON")
-            db.execute("PRAGMA synchronous = NORMAL")
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                log.warning("store %s: journal mode is %s, not wal", self.path, mode)
-            db.execute("PRAGMA user_version").fetchone()
+            if self._read_only is None:
+                db.execute("PRAGMA synchronous = NORMAL")
+                mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    log.warning("store %s: journal mode is %s, not wal", self.path, mode)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the schema
         except sqlite.DatabaseError as exc:
-            raise StoreError(
-                f"cannot open the store {self.path}: {exc} (is it a nano-brain database? "
-                "move it aside to start afresh)"
-            ) from exc
+            db.close()
+            if _file.primary_code(exc) == _file.NOTADB:
+                raise StoreCorruptError(_file.not_a_database_message(self.path)) from exc
+            if _file.is_corruption(exc):
+                raise self._mark_damaged(str(exc)) from exc
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
         return db
+
+    def _prune_allowed(self) -> int:
+        return int(self._pruning)
 
     def close(self) -> None:
         with self._lock:
@@ -155,7 +203,11 @@ class Store(VectorStore):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one.
+
+        SQLite errors leave it as StoreError subclasses, and a rollback that fails (SQLite ends
+        the transaction by itself after some errors) never hides the error that caused it.
+        """
         sqlite = sqlite_module()
         with self._lock:
             if self._depth:
@@ -165,38 +217,113 @@ class Store(VectorStore):
                 finally:
                     self._depth -= 1
                 return
+            self._check_writable()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-            except sqlite.OperationalError as exc:
-                raise StoreError(f"store {self.path} is busy: {exc}") from exc
+            except sqlite.DatabaseError as exc:
+                if _file.primary_code(exc) in (_file.BUSY, _file.LOCKED):
+                    raise StoreError(f"store {self.path} is busy: {exc}") from exc
+                raise self._failed(exc) from exc
             self._depth = 1
             try:
                 yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite.DatabaseError):
+                    raise self._failed(exc) from exc
                 raise
             else:
                 try:
                     self._db.execute("COMMIT")
-                except sqlite.DatabaseError:
-                    self._db.execute("ROLLBACK")
-                    raise
+                except sqlite.DatabaseError as exc:
+                    self._rollback()
+                    raise self._failed(exc) from exc
             finally:
                 self._depth = 0
+
+    def _rollback(self) -> None:
+        if not self._db.in_transaction:
+            return
+        try:
+            self._db.execute("ROLLBACK")
+        except sqlite_module().DatabaseError as exc:
+            log.warning("store %s: rollback failed: %s", self.path, exc)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         sqlite = sqlite_module()
         with self._lock:
+            self._check_usable()
             try:
                 return self._db.execute(sql, params).fetchall()
             except sqlite.DatabaseError as exc:
-                if isinstance(exc, sqlite.OperationalError) and "fts5" in str(exc).lower():
-                    raise
-                raise StoreError(f"store {self.path}: {exc}") from exc
+                if (
+                    isinstance(exc, sqlite.OperationalError)
+                    and "fts5" in str(exc).lower()
+                    and not _file.is_corruption(exc)
+                ):
+                    raise  # a query FTS5 cannot parse: the search leg reports it
+                raise self._failed(exc) from exc
 
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
         with self._lock:
-            return self._db.execute(sql, params)
+            self._check_usable()
+            try:
+                return self._db.execute(sql, params)
+            except sqlite_module().DatabaseError as exc:
+                raise self._failed(exc) from exc
+
+    def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self._lock:
+            self._check_usable()
+            try:
+                self._db.executemany(sql, rows)
+            except sqlite_module().DatabaseError as exc:
+                raise self._failed(exc) from exc
+
+    def _check_usable(self) -> None:
+        if self._damaged is not None:
+            raise StoreCorruptError(self._damaged)
+
+    def _check_writable(self) -> None:
+        self._check_usable()
+        if self._read_only is not None:
+            raise StoreReadOnlyError(
+                f"store {self.path} is read-only ({self._read_only}); nothing was written"
+            )
+
+    def _failed(self, exc: Exception) -> StoreError:
+        """The StoreError for an SQLite error; a damaged file marks the store damaged."""
+        if _file.is_corruption(exc):
+            return self._mark_damaged(str(exc))
+        if _file.is_suspect(exc):
+            problem = self._quick_check()
+            if problem:
+                return self._mark_damaged(f"{exc}; quick_check: {problem}")
+        if _file.primary_code(exc) == _file.READONLY:
+            why = self._read_only or "the file system refused the write"
+            return StoreReadOnlyError(f"store {self.path} is read-only ({why}): {exc}")
+        return StoreError(f"store {self.path}: {exc}")
+
+    def _quick_check(self) -> str:
+        """The first problem PRAGMA quick_check finds, or '' when the file is sound (asked
+        after errors a damaged file can cause among others)."""
+        sqlite = sqlite_module()
+        try:
+            found = str(self._db.execute("PRAGMA quick_check(1)").fetchone()[0])
+        except sqlite.DatabaseError as exc:
+            return str(exc) if _file.is_corruption(exc) else ""
+        if found == "ok":
+            return ""
+        lines = [line for line in found.splitlines() if not line.startswith("***")]
+        return (lines or [found])[0][:160]
+
+    def _mark_damaged(self, detail: str) -> StoreCorruptError:
+        if self._damaged is None:
+            self._damaged = _file.damaged_message(self.path, detail)
+            log.info("%s", self._damaged)  # the caller reports it, once
+            if self._read_only is None:
+                _file.remember_damage(self.path, detail)
+        return StoreCorruptError(self._damaged)
 
     def _migrate(self) -> None:
         version = self.schema_version()
@@ -207,6 +334,12 @@ class Store(VectorStore):
             )
         if version == SCHEMA_VERSION:
             return
+        if self._read_only is not None:
+            raise StoreReadOnlyError(
+                f"store {self.path} has schema version {version} and needs an upgrade to "
+                f"{SCHEMA_VERSION}, but it is read-only ({self._read_only}): open it once "
+                "where it can be written"
+            )
         with self.transaction():
             # Another process may have migrated while we waited for the write lock.
             version = self.schema_version()
@@ -224,6 +357,8 @@ class Store(VectorStore):
     def _check_workspace(self) -> None:
         stored = self.meta_get("workspace_id")
         if stored is None:
+            if self._read_only is not None:
+                return  # an empty store: nothing in it belongs to another workspace
             with self.transaction():
                 if self.meta_get("workspace_id") is None:
                     self.meta_set("workspace_id", self.workspace_id)
@@ -253,9 +388,19 @@ class Store(VectorStore):
     def find_by_hash(self, collection: str, content_hash: str) -> DocumentRow | None:
         return self._one("d.collection = ? AND d.content_hash = ?", (collection, content_hash))
 
-    def find_current(self, uid: str) -> DocumentRow | None:
-        """The current version of a document by its public id."""
-        return self._one("d.uid = ?", (uid,))
+    def find_current(self, uid: str, *, as_of: float | None = None) -> DocumentRow | None:
+        """The current version of a document by its public id; with `as_of`, the version in
+        force then, with its status then."""
+        if as_of is None:
+            return self._one("d.uid = ?", (uid,))
+        docs = self._documents(
+            f"d.uid = ? AND {_IN_FORCE_AT}",
+            (uid, as_of, as_of, as_of),
+            limit=1,
+            all_versions=True,
+            as_of=as_of,
+        )
+        return docs[0] if docs else None
 
     def get_by_id(self, doc_id: int) -> DocumentRow | None:
         docs = self._documents("d.id = ?", (doc_id,), all_versions=True)
@@ -265,13 +410,20 @@ class Store(VectorStore):
         """Every version of a document, oldest first."""
         return self._documents("d.uid = ?", (uid,), all_versions=True, order="d.version")
 
-    def get_many(self, doc_ids: Iterable[int], *, content: bool = True) -> dict[int, DocumentRow]:
-        """Documents by internal id; without `content` their text is left empty (cheaper)."""
+    def get_many(
+        self, doc_ids: Iterable[int], *, content: bool = True, as_of: float | None = None
+    ) -> dict[int, DocumentRow]:
+        """Documents by internal id; without `content` their text is left empty (cheaper).
+
+        With `as_of`, each row carries its status, successor and status time as of then.
+        """
         ids = list(dict.fromkeys(doc_ids))
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        docs = self._documents(f"d.id IN ({marks})", ids, content=content, all_versions=True)
+        docs = self._documents(
+            f"d.id IN ({marks})", ids, content=content, all_versions=True, as_of=as_of
+        )
         return {doc.id: doc for doc in docs}
 
     def _one(self, where: str, params: Sequence[Any]) -> DocumentRow | None:
@@ -288,22 +440,23 @@ class Store(VectorStore):
         order: str = "",
         content: bool = True,
         all_versions: bool = False,
+        as_of: float | None = None,
     ) -> list[DocumentRow]:
         columns = _DOC_COLUMNS if content else _DOC_COLUMNS.replace("d.content,", "'',")
+        state: tuple[float, ...] = ()
+        if as_of is not None:
+            columns = columns.replace(
+                "d.status, d.status_changed_at, d.superseded_by", f"{_STATE_AT}, NULL, NULL"
+            )
+            state = (as_of, as_of)
         current = "" if all_versions else " AND d.valid_to IS NULL"
         sql = f"SELECT {columns} FROM documents d WHERE d.workspace_id = ?{current} AND ({where})"
         if order:
             sql += f" ORDER BY {order}"
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
-        rows = self._rows(sql, (self.workspace_id, *params))
-        docs = [
-            DocumentRow(
-                *r[:8], json.loads(r[8]), *r[9:20], bool(r[20]), r[21], thread=r[22],
-                thread_seq=r[23],
-            )
-            for r in rows
-        ]
+        rows = self._rows(sql, (*state, self.workspace_id, *params))
+        docs = [_document(r, historical=as_of is not None) for r in rows]
         if docs:
             tags = self._tags_of([d.id for d in docs])
             for doc in docs:
@@ -387,8 +540,22 @@ class Store(VectorStore):
         self._exec("UPDATE documents SET valid_to = ? WHERE id = ?", (at, doc_id))
 
     def set_status(
-        self, uid: str, status: str, at: float, *, superseded_by: str | None = None
+        self,
+        uid: str,
+        status: str,
+        at: float,
+        *,
+        actor: str,
+        superseded_by: str | None = None,
     ) -> None:
+        """Change a document's status, appending the change to its history (call inside the
+        change's transaction): an "as of" read finds every status it ever had."""
+        self._exec(
+            "INSERT INTO status_changes (workspace_id, doc_uid, at, actor, status, superseded_by, "
+            "prev_status, prev_superseded_by) SELECT workspace_id, uid, ?, ?, ?, ?, status, "
+            "superseded_by FROM documents WHERE uid = ? AND workspace_id = ? AND valid_to IS NULL",
+            (at, actor, status, superseded_by, uid, self.workspace_id),
+        )
         self._exec(
             "UPDATE documents SET status = ?, status_changed_at = ?, superseded_by = ? "
             "WHERE uid = ? AND workspace_id = ? AND valid_to IS NULL",
@@ -403,8 +570,11 @@ class Store(VectorStore):
         )
 
     def track_access(self, uids: Sequence[str], at: float) -> None:
-        """Count one access for each document (one statement, one transaction)."""
-        if not uids:
+        """Count one access for each document (one statement, one transaction).
+
+        A read-only store is read without counting; a damaged one refuses (StoreCorruptError).
+        """
+        if not uids or self._read_only is not None:
             return
         marks = ",".join("?" * len(uids))
         with self.transaction():
@@ -499,18 +669,32 @@ class Store(VectorStore):
         )
         return [AuditRow(*r[:8], json.loads(r[8])) for r in rows]
 
-    def prune_audit(self, before: float) -> int:
-        """Delete audit rows older than `before` (the caller logs the prune itself)."""
+    def prune_audit(
+        self, before: float, *, at: float, actor: str, details: dict[str, Any] | None = None
+    ) -> int:
+        """Delete audit rows older than `before` and log the prune, in one transaction;
+        returns how many were deleted (the log entry's `deleted` detail).
+
+        The audit log's delete trigger lets a delete through only while this connection's
+        `nano_brain_audit_prune()` says so, which is nowhere but here.
+        """
         with self.transaction():
-            self.meta_set("audit_prune", "1")
+            self._pruning = True
             try:
                 cursor = self._exec(
                     "DELETE FROM audit_log WHERE workspace_id = ? AND at < ?",
                     (self.workspace_id, before),
                 )
             finally:
-                self.meta_set("audit_prune", "0")
-        return int(cursor.rowcount)
+                self._pruning = False
+            deleted = int(cursor.rowcount)
+            self.audit(
+                at=at,
+                actor=actor,
+                action="prune-log",
+                details={**(details or {}), "deleted": deleted},
+            )
+        return deleted
 
     # -- storage limits ---------------------------------------------------------------------
 
@@ -522,18 +706,21 @@ class Store(VectorStore):
         return int((pages - free) * size)
 
     def eviction_candidates(
-        self, *, by_access: bool, tier_seconds: float, protect: str, limit: int
+        self, *, by_access: bool, tier_seconds: float, protect_decisions: bool, limit: int
     ) -> list[DocumentRow]:
-        """Current documents in eviction order; `protect` is SQL over `d` for the exempt."""
+        """Current documents in eviction order: never pinned ones, nor active decisions when
+        `protect_decisions` (a decision as `filters.is_decision` defines it)."""
         order = "d.created_at, d.id"
         if by_access:
             order = (
                 f"CAST(d.created_at / {float(tier_seconds)} AS INTEGER), "
                 "d.access_count, d.created_at, d.id"
             )
-        return self._documents(
-            f"d.pinned = 0 AND NOT ({protect})", (), order=order, limit=limit, content=False
-        )
+        where, params = "d.pinned = 0", []
+        if protect_decisions:
+            decision, params = _decision_sql()
+            where += f" AND NOT (d.status = 'active' AND {decision})"
+        return self._documents(where, params, order=order, limit=limit, content=False)
 
     def add_tags(self, doc_id: int, tags: Iterable[str]) -> None:
         for tag in tags:
@@ -545,24 +732,23 @@ class Store(VectorStore):
     def replace_chunks(self, doc_id: int, chunks: Sequence[ChunkRow]) -> None:
         """Swap a document's chunks (their index rows and vectors go with them)."""
         self._exec("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-        with self._lock:
-            self._db.executemany(
-                "INSERT INTO chunks (doc_id, workspace_id, seq, title, body, heading, start_line, "
-                "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        doc_id,
-                        self.workspace_id,
-                        c.seq,
-                        c.title,
-                        c.body,
-                        c.heading,
-                        c.start_line,
-                        c.end_line,
-                    )
-                    for c in chunks
-                ],
-            )
+        self._many(
+            "INSERT INTO chunks (doc_id, workspace_id, seq, title, body, heading, start_line, "
+            "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    doc_id,
+                    self.workspace_id,
+                    c.seq,
+                    c.title,
+                    c.body,
+                    c.heading,
+                    c.start_line,
+                    c.end_line,
+                )
+                for c in chunks
+            ],
+        )
 
     def chunks_of(self, doc_id: int) -> list[tuple[int, ChunkRow]]:
         rows = self._rows(
@@ -622,6 +808,7 @@ class Store(VectorStore):
             order=self._ORDERS[order],
             content=False,
             all_versions=filters.as_of is not None,
+            as_of=filters.as_of,
         )
 
     def thread_neighbours(
@@ -673,14 +860,8 @@ class Store(VectorStore):
             clauses.append(f"d.valid_to IS NULL AND +d.status IN ({marks})")
             params.extend(allowed)
         else:
-            clauses.append(
-                "d.recorded_at <= ? AND d.valid_from <= ? "
-                "AND (d.valid_to IS NULL OR d.valid_to > ?) "
-                "AND (CASE WHEN d.status IN ('superseded', 'retracted') "
-                "AND d.status_changed_at > ? THEN 'active' ELSE d.status END) "
-                f"IN ({marks})"
-            )
-            params.extend([filters.as_of] * 4)
+            clauses.append(f"{_IN_FORCE_AT} AND json_extract({_STATE_AT}, '$[0]') IN ({marks})")
+            params.extend([filters.as_of] * 5)
             params.extend(allowed)
         if filters.collections:
             clauses.append(f"d.collection IN ({','.join('?' * len(filters.collections))})")
@@ -845,9 +1026,31 @@ class Store(VectorStore):
 #: Parts of a migration that depend on the store's state (the vector index exists once a
 #: model is recorded, typed by its dimension): run in the migration's transaction after its SQL.
 _MIGRATION_STEPS: dict[int, Callable[[Store], None]] = {
-    6: lambda store: None,  # superseded by 7, which rebuilds the k-NN indexes anyway
-    7: Store._split_vector_spaces,
+    6: lambda store: None,  # superseded by 8, which rebuilds the k-NN indexes anyway
+    8: Store._split_vector_spaces,
 }
+
+
+def _document(r: Sequence[Any], *, historical: bool) -> DocumentRow:
+    """A DocumentRow from a row of `_DOC_COLUMNS`; `historical` when its status columns hold
+    `_STATE_AT` (the state as of a moment) instead."""
+    status, changed_at, successor = r[12], r[13], r[14]
+    if historical:
+        status, successor, changed_at = json.loads(r[12])
+    return DocumentRow(
+        *r[:8], json.loads(r[8]), r[9], r[10], r[11], status, changed_at, successor,
+        *r[15:20], bool(r[20]), r[21], thread=r[22], thread_seq=r[23],
+    )  # fmt: skip
+
+
+def _decision_sql() -> tuple[str, list[str]]:
+    """SQL over `documents d` for `filters.is_decision`, from the same constants."""
+    marks = ",".join("?" * len(DECISION_TAGS))
+    return (
+        "(d.collection = ? OR EXISTS (SELECT 1 FROM document_tags t WHERE t.doc_id = d.id "
+        f"AND t.tag IN ({marks})))",
+        [DECISION_COLLECTION, *DECISION_TAGS],
+    )
 
 
 def _statements(script: str) -> Iterator[str]:

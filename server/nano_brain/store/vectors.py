@@ -128,9 +128,20 @@ class VectorStore:
     def _split_vector_spaces(self: Store) -> None:
         """Migration 7: one k-NN index per space, partitioned by kind and collection, with
         times as metadata. Code vectors keep the model that made them (the text model until
-        now); the Brain re-embeds them when another code model is configured."""
+        now); the Brain re-embeds them when another code model is configured. Also adds the
+        documents' thread columns (see migrations._V8)."""
+        columns = {r[1] for r in self._rows("PRAGMA table_info(documents)")}
+        for column, kind in (("thread", "TEXT"), ("thread_seq", "INTEGER")):
+            if column not in columns:
+                self._exec(f"ALTER TABLE documents ADD COLUMN {column} {kind}")
+        self._exec(
+            "CREATE INDEX IF NOT EXISTS documents_thread ON documents (thread, thread_seq) "
+            "WHERE thread IS NOT NULL"
+        )
         self._exec("DROP TRIGGER IF EXISTS chunk_vectors_ad")
-        self._exec("DROP TABLE IF EXISTS vec_chunks")
+        for table in _TABLES.values():
+            self._exec(f"DROP TRIGGER IF EXISTS {table}_ad")
+            self._exec(f"DROP TABLE IF EXISTS {table}")
         model = self.vector_model("text")
         if model is None:
             return  # no index yet: reset_vectors creates each space's index on first use

@@ -1,16 +1,22 @@
 """What every language's rules provide, with defaults that fit C-like grammars.
 
-A language is mostly data: three tree-sitter queries (definitions, calls, imports) plus a few
-hooks for what a query cannot say (a Go method's receiver type, whether a Java field is a
-constant, how an import statement binds names). The driver in ``parse.py`` is shared.
+A language is mostly data: tree-sitter queries in a ``.scm`` file beside its module
+(definitions, calls, imports, and for Python assignments), compiled into one query that runs
+in C and hands back only the nodes extraction needs, plus a few hooks for what a query cannot
+say (a Go method's receiver type, whether a Java field is a constant, how an import statement
+binds names). The driver in ``parse.py`` is shared.
 
-Query capture conventions:
+Capture conventions:
 
 - definitions: ``@def.<kind>`` on the defining node and ``@name`` on its name; ``@scope`` on a
-  node that only names a scope (a Rust ``impl``) and is not a symbol itself.
+  node that only names a scope (a Rust ``impl``) and is not a symbol itself; optionally
+  ``@doc`` on the node holding its documentation inside the body (a Python docstring) and
+  ``@body`` on its body, which spare the hooks a walk of the tree.
 - calls: ``@call`` on the call and ``@name`` on the called name; the callee expression is the
   call's text up to the end of the name, the receiver what precedes the name in it.
 - imports: ``@import`` on each import statement, read by :meth:`LanguageRules.read_imports`.
+- assignments: ``@assign`` on an assignment, ``@assign.target`` on its target and
+  ``@assign.value`` on its value (only languages whose receivers the resolver can type).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import functools
 import re
 import textwrap
+from pathlib import Path
 
 import tree_sitter
 from tree_sitter import Node
@@ -25,6 +32,7 @@ from tree_sitter import Node
 from ..languages import get_language
 from ..model import ImportEdge
 
+_HERE = Path(__file__).parent
 _WS = re.compile(r"\s+")
 _SIGNATURE_CAP = 400
 
@@ -33,12 +41,8 @@ class LanguageRules:
     """Defaults for one language; subclasses override the queries and the hooks that differ."""
 
     language = ""
-    definitions = ""
-    calls = ""
-    imports = ""
-    #: ``@assign`` on an assignment, ``@assign.target`` on its target and ``@assign.value`` on
-    #: its value (optional: only languages whose receivers the resolver can type)
-    assignments = ""
+    #: query files beside this module, joined into the language's one query
+    query_files: tuple[str, ...] = ()
     comment_types: frozenset[str] = frozenset({"comment"})
     #: node types a definition can sit inside whose leading comment documents it
     doc_wrappers: frozenset[str] = frozenset()
@@ -52,11 +56,14 @@ class LanguageRules:
     # -- compiled query --------------------------------------------------------------------
 
     @functools.cached_property
+    def query_source(self) -> str:
+        return "\n".join((_HERE / name).read_text(encoding="utf-8") for name in self.query_files)
+
+    @functools.cached_property
     def query(self) -> tree_sitter.Query:
-        """Definitions, calls and imports in one query: one pass over the tree instead of
-        three (the traversal, not the matching, dominates a query's cost)."""
-        source = "\n".join((self.definitions, self.calls, self.imports, self.assignments))
-        return tree_sitter.Query(get_language(self.language), source)
+        """All patterns in one query: one pass over the tree instead of one per concern (the
+        traversal, not the matching, dominates a query's cost)."""
+        return tree_sitter.Query(get_language(self.language), self.query_source)
 
     # -- symbols ---------------------------------------------------------------------------
 
@@ -109,6 +116,14 @@ class LanguageRules:
             )
             anchor = parent if climb else None
         return None, None
+
+    def captured_docstring(self, doc: Node) -> tuple[str | None, Node | None]:
+        """The documentation from the node a query captured as ``@doc`` (see ``docstring``)."""
+        return None, None
+
+    def captured_bases(self, bases: Node) -> tuple[str, ...]:
+        """The base names from the node a query captured as ``@bases``."""
+        return ()
 
     def bases(self, node: Node) -> tuple[str, ...]:
         return ()

@@ -15,24 +15,7 @@ _GENERICS = re.compile(r"<.*", re.S)
 
 class JavaRules(LanguageRules):
     language = "java"
-    definitions = """
-    (class_declaration name: (identifier) @name) @def.class
-    (record_declaration name: (identifier) @name) @def.class
-    (interface_declaration name: (identifier) @name) @def.interface
-    (annotation_type_declaration name: (identifier) @name) @def.interface
-    (enum_declaration name: (identifier) @name) @def.enum
-    (method_declaration name: (identifier) @name) @def.method
-    (constructor_declaration name: (identifier) @name) @def.method
-    (field_declaration declarator: (variable_declarator name: (identifier) @name) @def.constant)
-    (constant_declaration declarator: (variable_declarator name: (identifier) @name) @def.constant)
-    """
-    calls = """
-    (method_invocation object: (_) name: (identifier) @name) @call
-    (method_invocation !object name: (identifier) @name) @call
-    (object_creation_expression type: (type_identifier) @name) @call
-    (object_creation_expression type: (generic_type (type_identifier) @name)) @call
-    """
-    imports = "(import_declaration) @import"
+    query_files = ("java.scm",)
     comment_types = frozenset({"line_comment", "block_comment"})
     doc_wrappers = frozenset({"field_declaration", "constant_declaration"})
     self_names = ("this",)

@@ -8,50 +8,6 @@ from tree_sitter import Node
 from ..model import ImportEdge
 from .base import LanguageRules, clean_signature, line_of, string_literal_value, text
 
-_JS_DEFINITIONS = """
-(function_declaration name: (identifier) @name) @def.function
-(generator_function_declaration name: (identifier) @name) @def.function
-(class_declaration name: (_) @name) @def.class
-(method_definition name: (_) @name) @def.method
-(program (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable))
-(program (variable_declaration (variable_declarator name: (identifier) @name) @def.variable))
-(program (export_statement declaration:
-  (lexical_declaration (variable_declarator name: (identifier) @name) @def.variable)))
-(program (export_statement declaration:
-  (variable_declaration (variable_declarator name: (identifier) @name) @def.variable)))
-"""
-
-_TS_DEFINITIONS = (
-    _JS_DEFINITIONS
-    + """
-(abstract_class_declaration name: (_) @name) @def.class
-(interface_declaration name: (_) @name) @def.interface
-(type_alias_declaration name: (_) @name) @def.type
-(enum_declaration name: (_) @name) @def.enum
-(internal_module name: (_) @name) @def.module
-(function_signature name: (_) @name) @def.function
-(method_signature name: (_) @name) @def.method
-(abstract_method_signature name: (_) @name) @def.method
-"""
-)
-
-_CALLS = """
-(call_expression function: (identifier) @name) @call
-(call_expression function: (member_expression
-  object: (_)
-  property: [(property_identifier) (private_property_identifier)] @name)) @call
-(new_expression constructor: (identifier) @name) @call
-(new_expression constructor: (member_expression
-  object: (_) property: (property_identifier) @name)) @call
-"""
-
-_IMPORTS = """
-(import_statement) @import
-(export_statement source: (_)) @import
-(variable_declarator
-  value: (call_expression function: (identifier) arguments: (arguments (string)))) @import
-"""
-
 _FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
 )
@@ -59,9 +15,7 @@ _FUNCTION_VALUES = frozenset(
 
 class JavaScriptRules(LanguageRules):
     language = "javascript"
-    definitions = _JS_DEFINITIONS
-    calls = _CALLS
-    imports = _IMPORTS
+    query_files = ("javascript.scm",)
     doc_wrappers = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
     self_names = ("this",)
 
@@ -200,7 +154,7 @@ class JavaScriptRules(LanguageRules):
 
 class TypeScriptRules(JavaScriptRules):
     language = "typescript"
-    definitions = _TS_DEFINITIONS
+    query_files = ("javascript.scm", "typescript.scm")
     doc_wrappers = JavaScriptRules.doc_wrappers | {"expression_statement"}
 
 

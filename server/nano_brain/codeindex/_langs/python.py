@@ -12,25 +12,7 @@ from .base import LanguageRules, line_of, text
 
 class PythonRules(LanguageRules):
     language = "python"
-    definitions = """
-    (function_definition name: (identifier) @name) @def.function
-    (class_definition name: (identifier) @name) @def.class
-    (module (expression_statement (assignment left: (identifier) @name) @def.variable))
-    (module (type_alias_statement left: (type (identifier) @name)) @def.type)
-    """
-    calls = """
-    (call function: (identifier) @name) @call
-    (call function: (attribute object: (_) attribute: (identifier) @name)) @call
-    """
-    imports = """
-    (import_statement) @import
-    (import_from_statement) @import
-    """
-    assignments = """
-    (assignment
-      left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @assign.target
-      right: (_) @assign.value) @assign
-    """
+    query_files = ("python.scm",)
     self_names = ("self", "cls")
 
     def refine_kind(self, kind: str, node: Node, parent_kind: str | None) -> str | None:
@@ -63,17 +45,19 @@ class PythonRules(LanguageRules):
         literal = first.named_children[0]
         if literal.type != "string":
             return None, None
-        parts = [text(c) for c in literal.named_children if c.type == "string_content"]
-        doc = inspect.cleandoc("".join(parts)) if parts else ""
-        return (doc or None), first
+        return self.captured_docstring(literal)
+
+    def captured_docstring(self, doc: Node) -> tuple[str | None, Node | None]:
+        parts = [text(c) for c in doc.named_children if c.type == "string_content"]
+        cleaned = inspect.cleandoc("".join(parts)) if parts else ""
+        return (cleaned or None), doc.parent
 
     def bases(self, node: Node) -> tuple[str, ...]:
         supers = node.child_by_field_name("superclasses")
-        if supers is None:
-            return ()
-        return tuple(
-            text(c) for c in supers.named_children if c.type in ("identifier", "attribute")
-        )
+        return self.captured_bases(supers) if supers is not None else ()
+
+    def captured_bases(self, bases: Node) -> tuple[str, ...]:
+        return tuple(text(c) for c in bases.named_children if c.type in ("identifier", "attribute"))
 
     def read_imports(self, node: Node, path: str) -> list[ImportEdge]:
         line = line_of(node)

@@ -12,18 +12,7 @@ _REQUIRES = frozenset({"require", "require_relative", "load"})
 
 class RubyRules(LanguageRules):
     language = "ruby"
-    definitions = """
-    (class name: (_) @name) @def.class
-    (module name: (_) @name) @def.module
-    (method name: (_) @name) @def.method
-    (singleton_method name: (_) @name) @def.method
-    (program (assignment left: (constant) @name) @def.constant)
-    """
-    calls = """
-    (call receiver: (_) method: (identifier) @name) @call
-    (call !receiver method: (identifier) @name) @call
-    """
-    imports = "(call !receiver method: (identifier) arguments: (argument_list (string))) @import"
+    query_files = ("ruby.scm",)
     doc_wrappers = frozenset({"body_statement"})
     self_names = ("self",)
     implicit_self = True

@@ -1,0 +1,267 @@
+"""The store file on disk: where it may be created, who may read it, whether this process may
+write it, and how its damage is recognised and remembered.
+
+- Folders are created only inside nano-brain's own data folder, private (0700); a store path
+  the user chose must be in a folder that exists (a read such as ``status`` creates nothing).
+- A new store appears whole: it is made private (0600) under a temporary name with its SQLite
+  header written, then linked into place, so no process ever sees an empty ``brain.db``. SQLite
+  gives the ``-wal``/``-shm`` files the store's own mode, so they are private too.
+- A store whose folder or file this process may not write is opened read-only. SQLite reads a
+  WAL database through its ``-shm`` file: when ``-wal``/``-shm`` exist (a writer has it open, or
+  left them) a ``mode=ro`` connection uses them; when they do not and cannot be created, the
+  file is opened ``immutable`` (a writer would have created them, so none is writing).
+- Damage is recognised from SQLite's result codes (CORRUPT, NOTADB; for codes a damaged file
+  may also cause, ``PRAGMA quick_check`` decides) and remembered in a ``.damaged`` file beside
+  the store, so that the next process refuses the store at once instead of writing into it.
+  A later open that finds the file sound again (restored from a backup) forgets the damage.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import stat
+import time
+from pathlib import Path
+
+from .. import paths
+from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
+from ._sqlite import sqlite_module
+
+log = logging.getLogger(__name__)
+
+SIDE_SUFFIXES = ("-wal", "-shm")
+# SQLite primary result codes (the low byte of an extended code).
+BUSY, LOCKED, READONLY, CORRUPT, NOTADB = 5, 6, 8, 11, 26
+#: Codes that a damaged file can cause besides CORRUPT and NOTADB: ERROR, INTERNAL, IOERR and
+#: FORMAT, and the constraints a garbled page breaks (FOREIGNKEY, NOTNULL, PRIMARYKEY, UNIQUE:
+#: seen when an overwritten page hid a row just written). When one comes, ``PRAGMA
+#: quick_check`` tells damage from any other failure.
+_SUSPECT_PRIMARY = frozenset({1, 2, 10, 24})
+_SUSPECT_EXTENDED = frozenset({787, 1299, 1555, 2067})
+_CONSTRAINT = 19
+# Without extended result codes (sqlean reports primary ones), SQLite's own messages tell these
+# constraints from the RAISE() of nano-brain's guard triggers.
+_SUSPECT_CONSTRAINTS = ("FOREIGN KEY", "NOT NULL", "UNIQUE")
+
+
+def primary_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def is_suspect(exc: BaseException) -> bool:
+    """An error a damaged file may cause (among other causes)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(code, int):
+        return False
+    if code == _CONSTRAINT:
+        return any(f"{kind} constraint failed" in str(exc) for kind in _SUSPECT_CONSTRAINTS)
+    return code & 0xFF in _SUSPECT_PRIMARY or code in _SUSPECT_EXTENDED
+
+
+def is_corruption(exc: BaseException) -> bool:
+    code = primary_code(exc)
+    if code is not None:
+        return code in (CORRUPT, NOTADB)
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
+
+
+def damaged_message(path: Path, detail: str) -> str:
+    return (
+        f"store {path} is damaged ({detail}); nano-brain will not write to it. Recover what is "
+        f"left with `sqlite3 {path} .recover > recovered.sql` (load that into a new file with "
+        "`sqlite3 new.db < recovered.sql` and put it in place), or restore a backup"
+    )
+
+
+def not_a_database_message(path: Path) -> str:
+    return (
+        f"cannot open the store {path}: it is not an SQLite database (damaged, or another "
+        "program's file); move it aside or restore a backup"
+    )
+
+
+# -- before opening ----------------------------------------------------------------------------
+
+
+def prepare(path: Path) -> None:
+    """Make `path` ready to open: its folder there, the file absent-then-created or non-empty,
+    and everything of ours private when this process may change it."""
+    folder = path.parent
+    _ensure_folder(folder)
+    if path.exists() and not path.is_file():
+        raise StoreError(f"store path {path} is not a file")
+    if not path.exists():
+        _create(path)
+    elif _is_empty(path):
+        raise StoreCorruptError(
+            f"store {path} is empty (0 bytes), so it is not a nano-brain store: restore a "
+            "backup, or delete it to start afresh"
+        )
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why this process may not write the store, or None when it may."""
+    folder = path.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"its folder {folder} is not writable"
+    if not os.access(path, os.W_OK):
+        return "the file is not writable"
+    for suffix in SIDE_SUFFIXES:
+        side = _side(path, suffix)
+        if side.exists() and not os.access(side, os.W_OK):
+            return f"{side.name} is not writable"
+    return None
+
+
+def read_only_uri(path: Path) -> str:
+    """An SQLite URI that reads the store without writing anything beside it."""
+    uri = path.absolute().as_uri() + "?mode=ro"
+    wal, shm = _side(path, "-wal"), _side(path, "-shm")
+    if shm.exists() or os.access(path.parent, os.W_OK | os.X_OK):
+        return uri
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreReadOnlyError(
+            f"store {path} is read-only and its write-ahead log {wal.name} cannot be read "
+            f"without {shm.name}: open it once where it can be written"
+        )
+    return uri + "&immutable=1"
+
+
+def make_private(path: Path) -> None:
+    """The store and its -wal/-shm to 0600, and nano-brain's own folders above it to 0700."""
+    for file in (path, *(_side(path, s) for s in SIDE_SUFFIXES)):
+        _restrict(file, 0o600)
+    for folder in _own_folders(path.parent):
+        _restrict(folder, 0o700)
+
+
+# -- damage ---------------------------------------------------------------------------------
+
+
+def marker(path: Path) -> Path:
+    return Path(f"{path}.damaged")
+
+
+def remember_damage(path: Path, detail: str) -> None:
+    try:
+        marker(path).write_text(
+            f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {detail}\n", encoding="utf-8"
+        )
+    except OSError as exc:
+        log.warning("cannot record the damage of %s: %s", path, exc)
+
+
+def check_remembered_damage(path: Path) -> None:
+    """Refuse a store found damaged before, unless it is sound now (then forget the damage)."""
+    mark = marker(path)
+    if not mark.exists():
+        return
+    try:
+        detail = mark.read_text(encoding="utf-8")[:500].strip().partition(" ")[2]
+    except OSError:
+        detail = ""
+    sqlite = sqlite_module()
+    try:
+        conn = sqlite.connect(read_only_uri(path), uri=True)
+        try:
+            sound = conn.execute("PRAGMA quick_check(1)").fetchone()[0] == "ok"
+        finally:
+            conn.close()
+    except sqlite.DatabaseError as exc:
+        sound, detail = False, detail or str(exc)
+    if not sound:
+        raise StoreCorruptError(damaged_message(path, detail or "found by an earlier check"))
+    log.info("store %s passes quick_check again; forgetting its recorded damage", path)
+    try:
+        mark.unlink()
+    except OSError as exc:
+        log.warning("cannot remove %s: %s", mark, exc)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _side(path: Path, suffix: str) -> Path:
+    return Path(f"{path}{suffix}")
+
+
+def _is_empty(path: Path) -> bool:
+    """No header and no write-ahead log that could hold one: nothing SQLite could read."""
+    if path.stat().st_size:
+        return False
+    wal = _side(path, "-wal")
+    return not (wal.exists() and wal.stat().st_size)
+
+
+def _ensure_folder(folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise StoreError(f"cannot create the store folder {folder}: a file is in the way")
+    if folder.is_dir():
+        return
+    own = _own_folders(folder)
+    if not own:
+        raise StoreError(
+            f"the store folder {folder} does not exist (create it, or choose another store path)"
+        )
+    try:
+        own[-1].parent.mkdir(parents=True, exist_ok=True)  # e.g. ~/.local/share: not ours
+        for missing in reversed(own):
+            if not missing.exists():
+                missing.mkdir(mode=0o700)
+                missing.chmod(0o700)  # mkdir's mode is masked by the umask
+    except OSError as exc:
+        raise StoreError(f"cannot create the store folder {folder}: {exc}") from exc
+
+
+def _own_folders(folder: Path) -> list[Path]:
+    """`folder` and its parents up to nano-brain's data folder, when it is inside it."""
+    top = paths.data_dir().absolute()
+    chain = [folder.absolute()]
+    while chain[-1] != top:
+        if chain[-1].parent == chain[-1]:
+            return []
+        chain.append(chain[-1].parent)
+    return chain
+
+
+def _create(path: Path) -> None:
+    folder = path.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreReadOnlyError(f"cannot create the store {path}: its folder is not writable")
+    temporary = folder / f".{path.name}.{secrets.token_hex(4)}.new"
+    try:
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        conn = sqlite_module().connect(str(temporary))
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")  # writes the header: never an empty file
+        finally:
+            conn.close()
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another process created it first: use theirs
+        except OSError:  # no hard links on this file system
+            if not path.exists():
+                os.replace(temporary, path)
+    except OSError as exc:
+        raise StoreError(f"cannot create the store {path}: {exc}") from exc
+    finally:
+        for leftover in (temporary, *(_side(temporary, s) for s in SIDE_SUFFIXES)):
+            leftover.unlink(missing_ok=True)
+
+
+def _restrict(path: Path, mode: int) -> None:
+    if os.name != "posix":
+        return  # modes and owners are POSIX; elsewhere the user's profile folder is private
+    try:
+        info = path.stat()
+        if info.st_uid == os.geteuid() and stat.S_IMODE(info.st_mode) & ~mode:
+            path.chmod(stat.S_IMODE(info.st_mode) & mode)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        log.warning("cannot make %s private: %s", path, exc)
