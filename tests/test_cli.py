@@ -159,11 +159,11 @@ def test_read_commands_on_a_missing_store_create_nothing(
 ) -> None:
     data = Path(os.environ["XDG_DATA_HOME"])
     out = run(workspace, *args)
-    assert_one_line_error(out, 3, "no store for workspace")
+    assert_one_line_error(out, 4, "no store for workspace")
     assert not data.exists() or not any(data.iterdir())
     db = tmp_path / "nonexistent" / "dir" / "x.db"
     out = run(workspace, *args, "--db", str(db))
-    assert_one_line_error(out, 3, f"no store at {db}")
+    assert_one_line_error(out, 4, f"no store at {db} does not exist")
     assert not (tmp_path / "nonexistent").exists()
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import __version__
-from ..errors import InvalidInputError, NanoBrainError, NotFoundError
+from ..errors import InvalidInputError, NanoBrainError, StoreError
 from ._progress import progress_bar
 
 if TYPE_CHECKING:
@@ -153,10 +153,10 @@ def open_brain(
     if not create:
         path = Path(db or config.config.storage.db_path or paths.default_db_path(root))
         if not path.expanduser().exists():
-            where = f"at {path}" if db else f"for workspace {root}"
-            raise NotFoundError(
-                f"no store {where}: nothing has been saved there yet "
-                "(`nano-brain write` or `nano-brain index` creates it)"
+            where = f"at {path}" if db else f"for workspace {root}: {path}"
+            raise StoreError(
+                f"no store {where} does not exist (nothing saved yet; "
+                "`nano-brain write` or `nano-brain index` creates it)"
             )
     return Brain(root, config=config, db_path=db, actor=actor)
 
