@@ -13,9 +13,8 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .config import Config
@@ -26,6 +25,9 @@ from .models import SearchHit, SearchResponse
 from .store import BM25_WEIGHTS, DocumentRow, Hit, Store
 from .store.vectors import MAX_K, Space, spaces_for
 from .timeutil import iso, parse_duration, parse_instant
+
+if TYPE_CHECKING:  # numpy only when the vector leg runs
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -571,6 +573,8 @@ def _rescore(
     pool: int,
     floor: float,
 ) -> list[Hit]:
+    import numpy as np
+
     if not chunk_ids:
         return []
     sims = matrix @ q.astype(np.float32)
