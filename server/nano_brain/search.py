@@ -183,7 +183,8 @@ class SearchPipeline:
         if request.mode == "vector" and not ranked:
             reasons = "; ".join(v for v in legs.values()) or "no embedding space"
             raise NanoBrainError(f"vector search is unavailable: {reasons}")
-        scored = self._score(_collect(ranked), request, filters)
+        ran = {leg for leg, status in legs.items() if status in ("ok", "empty")}
+        scored = self._score(_collect(ranked), request, filters, ran)
         return SearchResponse(
             query=request.query,
             mode=request.mode,
@@ -282,7 +283,9 @@ class SearchPipeline:
                 continue
             try:
                 q = provider.embed_query(query)
-                hits = self._nearest(q, filters, pool, space)
+                # the floor is measured for the note model's cosines; code has its own scale
+                floor = self._config.vector_min_similarity if space == "text" else -1.0
+                hits = self._nearest(q, filters, pool, space, floor)
             except Exception as exc:  # the lexical leg still answers
                 log.warning("%s leg failed: %s", leg, exc)
                 out.append((leg, f"failed: {exc}", None))
@@ -290,7 +293,9 @@ class SearchPipeline:
             out.append((leg, "ok" if hits else "empty", hits))
         return out
 
-    def _nearest(self, q: np.ndarray, filters: Filters, pool: int, space: Space) -> list[Hit]:
+    def _nearest(
+        self, q: np.ndarray, filters: Filters, pool: int, space: Space, floor: float
+    ) -> list[Hit]:
         """Exact search over a small filtered set, else quantized k-NN rescored exactly.
 
         Kind, collection and time filters are applied inside the k-NN scan. k-NN widens (x4,
@@ -298,7 +303,6 @@ class SearchPipeline:
         too many neighbours; if they still starve it, the exact scan answers.
         """
         store = self._store
-        floor = self._config.vector_min_similarity
         # kind, collection and time filters are exact inside the k-NN scan; only the others
         # (tags, statuses, as-of) can starve it, and then a small filtered set is scanned
         selective = _unpushed(filters) and (
@@ -320,11 +324,16 @@ class SearchPipeline:
     # -- fusion and boosts --------------------------------------------------------------
 
     def _score(
-        self, candidates: list[_Candidate], request: SearchRequest, filters: Filters
+        self,
+        candidates: list[_Candidate],
+        request: SearchRequest,
+        filters: Filters,
+        ran: set[str],
     ) -> list[_Scored]:
         """Fusion, recency, decay, thread context, usage, supersede demotion; best first.
 
-        Scores are on one scale: 1.0 is a document ranked first by every leg that ran.
+        Scores are on one scale: 1.0 is a document ranked first by every leg that ran (found
+        something or not), so a match only one leg found scores visibly lower.
         """
         cfg = self._config
         # code is matched by meaning far more than by words (CoSQA): its own fusion weights
@@ -340,7 +349,6 @@ class SearchPipeline:
             "code_vector": fusion.vector_weight * (0.5 if mixed else 1.0),
         }
         # a document is in one embedding space: at best first in lexical and one vector leg
-        ran = {leg for cand in candidates for leg in cand.ranks}
         best = weights["lexical"] * ("lexical" in ran) + fusion.vector_weight * bool(
             ran & {"vector", "code_vector"}
         )
