@@ -106,8 +106,10 @@ def test_an_unrelated_query_on_a_small_store_finds_nothing(brain: Brain) -> None
 
 
 def test_a_match_one_leg_found_scores_below_one_both_found(brain: Brain) -> None:
+    # two collections: not one thread, so no relevance is lent between them
     both = brain.write("Retry card charges three times, then give up.").document
-    meaning = brain.write("Payments that fail are attempted again later.").document
+    meaning = brain.write("Payments that fail are attempted again later.", collection="b")
+    meaning = meaning.document
     hits = brain.search(SearchRequest(query="retry card charges", explain=True)).results
     scores = {h.id: h for h in hits}
     assert scores[both.id].score > 0.95  # first in both legs
