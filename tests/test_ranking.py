@@ -19,9 +19,11 @@ def test_a_reply_is_found_through_the_turn_it_answers(brain: Brain) -> None:
     hybrid = brain.search(SearchRequest(query=question, explain=True))
     shown = {h.id: h for h in hybrid.results}
     assert reply.id in shown and shown[reply.id].explain["thread"]["distance"] == 1
-    # keyword search returns what matched only
+    # keyword search returns what matched only, and so do quick internal lookups (hover)
     lexical = brain.search(SearchRequest(query="coconut ice cream", mode="lexical"))
     assert reply.id not in [h.id for h in lexical.results]
+    quick = brain.search(SearchRequest(query=question, expand=False, explain=True))
+    assert all("thread" not in h.explain for h in quick.results)
 
 
 def test_a_pause_starts_a_new_thread(workspace: Path, real_provider: object) -> None:

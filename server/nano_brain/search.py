@@ -91,6 +91,11 @@ class SearchRequest(BaseModel):
     include_content: bool = False
     explain: bool = False
     track: bool = Field(True, description="count returned documents as accessed")
+    expand: bool = Field(
+        True,
+        description="hybrid only: also search the best matches' distinctive words and lend "
+        "relevance to notes written next to a match (off for quick internal lookups)",
+    )
 
     @field_validator("query")
     @classmethod
@@ -168,7 +173,8 @@ class SearchPipeline:
         if request.mode in ("hybrid", "lexical"):
             try:
                 hits, fallback = self._lexical(query, filters, pool, weights)
-                feedback = request.mode == "hybrid" and cfg.feedback_terms and not code_only
+                feedback = request.mode == "hybrid" and request.expand and cfg.feedback_terms
+                feedback = feedback and not code_only
                 if hits and feedback and "trigram" not in fallback:
                     hits, used = self._feedback(query, hits, ranked, filters, pool, weights)
                     if used:
@@ -389,7 +395,7 @@ class SearchPipeline:
             }
             scored.append(_Scored(cand, doc, relevance / best_possible, explain))
         # keyword and meaning-only searches return what matched; hybrid also brings context
-        if request.mode == "hybrid" and cfg.thread_weight and cfg.thread_window:
+        if request.mode == "hybrid" and request.expand and cfg.thread_weight and cfg.thread_window:
             scored = self._thread_context(scored, filters, request)
         usage_weight = cfg.usage_boost_weight if request.mode == "hybrid" else 0.0
         top = max((s.score for s in scored), default=0.0)
