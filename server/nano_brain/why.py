@@ -242,7 +242,7 @@ def _related(
     try:
         request = validate_request(
             query=query, mode=mode, limit=limit + len(seen), kind=["note", "session"],
-            track=False,
+            track=False, expand=False,
         )  # fmt: skip
         response = brain.search(request)
     except NanoBrainError:

@@ -67,7 +67,8 @@ def test_commits_are_linked_to_the_symbols_whose_lines_they_changed(
     doc = brain.get("git:" + first)
     assert (doc.kind, doc.collection, doc.title) == ("commit", "commits", "shop: first version")
     assert doc.metadata["author"] == "Ada Lovelace" and doc.metadata["hash"] == first
-    assert doc.metadata["files"] == [{"path": "shop/mod.py", "status": "A"}]
+    assert doc.metadata["files"] == ["shop/mod.py"]
+    assert doc.metadata["file_changes"] == [{"path": "shop/mod.py", "status": "A"}]
     tagged = brain.list(Filters(kinds=("commit",), tags=("ticket:NB-7",)))
     assert [d.title for d in tagged] == ["shop: beta triples (NB-7)"]
     # nothing of the history shows in a read that names no kind
@@ -289,7 +290,7 @@ def test_hostile_file_names_and_messages(repo: Repo, brain_of: BrainOf) -> None:
     brain = brain_of(repo.path)
     History(brain).index()
     doc = brain.list(Filters(kinds=("commit",)))[0]
-    assert sorted(f["path"] for f in doc.metadata["files"]) == sorted(names)
+    assert sorted(doc.metadata["files"]) == sorted(names)
     for name in names:
         assert [s for s, _, _ in _subjects(brain, f"{name}::f")] == ["weird names"]
 
@@ -305,7 +306,7 @@ def test_a_removed_diff_line_that_looks_like_a_header(repo: Repo, brain_of: Brai
     brain = brain_of(repo.path)
     History(brain).index()
     doc = brain.list(Filters(kinds=("commit",)), limit=1)[0]
-    assert sorted(f["path"] for f in doc.metadata["files"]) == ["m.py", "notes.txt"]
+    assert sorted(doc.metadata["files"]) == ["m.py", "notes.txt"]
     assert [s for s, _, _ in _subjects(brain, "m.py::f")] == ["two", "one"]
 
 
@@ -348,7 +349,7 @@ def test_a_huge_file_is_listed_but_not_read(repo: Repo, brain_of: BrainOf) -> No
     brain = brain_of(repo.path)
     History(brain).index()
     doc = brain.list(Filters(kinds=("commit",)))[0]
-    assert sorted(f["path"] for f in doc.metadata["files"]) == ["big.py", "small.py"]
+    assert sorted(doc.metadata["files"]) == ["big.py", "small.py"]
     assert _subjects(brain, "big.py::f1") == []
     assert [s for s, _, _ in _subjects(brain, "small.py::s")] == ["a big generated module"]
 

@@ -16,7 +16,9 @@
 //      JSON-RPC over stdio); the hover shows it "by agent (MCP)", with the commit that made
 //      the function (the workspace is a git repository) (screenshot: artifacts/hover-agent.png);
 //   8. "nano-brain: Why Is This Code Like This?" opens the full view as a read-only document
-//      (screenshot: artifacts/why.png).
+//      (screenshot: artifacts/why.png);
+//   9. runs "nano-brain: Open Memory" and searches the memory page in its webview for the
+//      seeded decision (screenshot: artifacts/memory-webview.png).
 //
 // Needs: `npm run package` done (nano-brain.vsix), code-server from
 // scripts/install-code-server.sh (or CODE_SERVER=/path/to/code-server), /usr/bin/chromium
@@ -385,6 +387,19 @@ try {
     await page.locator(".monaco-editor .view-line", { hasText: AGENT }).first().waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(artifacts, "why.png") });
     step("the why view is open");
+
+    step("running nano-brain: Open Memory");
+    await palette("nano-brain: Open Memory");
+    // a webview is an iframe in an iframe: VS Code's host frame, then the page's own
+    const memory = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    await memory.locator("#search-form").waitFor({ timeout: 90_000 });
+    await memory.locator("#query").fill("apply_discount rounds");
+    await memory.locator("#search-form button[type=submit]").click();
+    await memory.locator("#results[data-state=ready]").waitFor({ timeout: 60_000 });
+    const titles = await memory.locator("#results li.hit .doc-link").allInnerTexts();
+    if (!titles.includes(SEEDED)) fail(`the memory page's search did not find "${SEEDED}": ${JSON.stringify(titles)}`);
+    await page.screenshot({ path: join(artifacts, "memory-webview.png") });
+    step(`the memory page in the webview found "${SEEDED}" (${titles.length} results)`);
   }
   console.log("e2e: 1 passed, 0 failed");
 } catch (error) {

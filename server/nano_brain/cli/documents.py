@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..anchoring import write_anchored
 from ..errors import InvalidInputError
 from ..filters import KINDS, STATUSES, Filters
-from ._app import common_options, emit, main, open_brain
+from ._app import common_options, emit, load_workspace, main, open_brain
+
+_READ_BLOCK = 1 << 16
 
 
 @main.command()
@@ -56,22 +59,26 @@ def write(
     as_json: bool,
 ) -> None:
     """Save a note (CONTENT, --file, or stdin)."""
-    text = _read_content(content, file)
+    loaded = load_workspace(workspace)
+    text = _read_content(content, file, loaded[1].config.storage.max_content_bytes)
     meta = _parse_metadata(metadata)
-    with open_brain(workspace, db) as brain:
-        result = write_anchored(
-            brain,
-            text,
-            anchors=anchors,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=meta,
-            source_path=source_path,
-            supersedes=supersedes,
-            pinned=pin,
-        )
+    args: dict[str, Any] = {
+        "title": title,
+        "tags": tags,
+        "collection": collection,
+        "kind": kind,
+        "metadata": meta,
+        "source_path": source_path,
+        "supersedes": supersedes,
+        "pinned": pin,
+    }
+    with open_brain(workspace, db, create=True, loaded=loaded) as brain:
+        if anchors:  # the code index only when the note is anchored (start-up stays light)
+            from ..anchoring import write_anchored
+
+            result: Any = write_anchored(brain, text, anchors=anchors, **args)
+        else:
+            result = brain.write(text, **args)
 
     def human() -> None:
         verb = "saved" if result.created else ("updated" if result.updated else "unchanged")
@@ -80,7 +87,7 @@ def write(
         click.echo(f"{verb} #{doc.id} {doc.title!r} v{doc.version}, {result.chunks} chunk(s){vec}")
         if supersedes:
             click.echo(f"superseded {supersedes}")
-        for a in result.anchored_to:
+        for a in getattr(result, "anchored_to", []):
             click.echo(f"anchored to {a.symbol}")
 
     emit(result.model_dump(), as_json, human)
@@ -173,21 +180,87 @@ def tags_cmd(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     )
 
 
-def _read_content(content: str | None, file: str | None) -> str:
+def _read_content(content: str | None, file: str | None, cap: int) -> str:
+    """The note's text; files and stdin are read up to `cap` + 1 bytes, never more."""
     if content is not None and file is not None:
         raise InvalidInputError("give the content as an argument or with --file, not both")
     if content is not None:
         return content
     if file is None and sys.stdin.isatty():
         raise InvalidInputError("no content: pass it as an argument, with --file, or on stdin")
-    try:
-        raw = sys.stdin.buffer.read() if file in (None, "-") else Path(file).read_bytes()
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from exc
+    if file in (None, "-"):
+        raw = _read_stdin(cap)
+    else:
+        raw = _read_file(file, cap)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"content is not valid UTF-8 (byte {exc.start})") from None
+
+
+def _read_file(file: str, cap: int) -> bytes:
+    # O_NONBLOCK: opening a FIFO nobody writes to must not hang before the type check.
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(file, flags)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidInputError(
+                f"--file {file} is not a regular file ({_file_type(info.st_mode)}); "
+                "pipe other input on stdin"
+            )
+        if info.st_size > cap:
+            raise InvalidInputError(f"{file} is {info.st_size} bytes, over the {cap}-byte cap")
+        return _read_capped(fd, cap, file)
+    finally:
+        os.close(fd)
+
+
+def _read_stdin(cap: int) -> bytes:
+    """Standard input up to `cap` + 1 bytes (a stream without a descriptor, as a program
+    embedding the CLI may pass, is read the same bounded way)."""
+    try:
+        fd = sys.stdin.buffer.fileno()
+    except (AttributeError, OSError, ValueError):
+        data = sys.stdin.buffer.read(cap + 1)
+        if len(data) > cap:
+            raise InvalidInputError(f"stdin holds more than the {cap}-byte cap") from None
+        return data
+    return _read_capped(fd, cap, "stdin")
+
+
+def _read_capped(fd: int, cap: int, name: str) -> bytes:
+    """At most `cap` bytes from `fd`; more than that is an error (read stops at cap + 1)."""
+    parts: list[bytes] = []
+    size = 0
+    while size <= cap:
+        try:
+            block = os.read(fd, min(_READ_BLOCK, cap + 1 - size))
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read {name}: {exc.strerror}") from None
+        if not block:
+            break
+        parts.append(block)
+        size += len(block)
+    if size > cap:
+        raise InvalidInputError(f"{name} holds more than the {cap}-byte cap")
+    return b"".join(parts)
+
+
+def _file_type(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 def _parse_metadata(metadata: str | None) -> dict[str, Any]:

@@ -26,7 +26,7 @@ def why_cmd(
     db: Path | None,
     as_json: bool,
 ) -> None:
-    """Why SYMBOL is like this: anchored notes, commits that changed it, sessions, memory."""
+    """Why SYMBOL is like this: anchored notes, the commits that changed it, sessions."""
     from ..why import why
 
     with open_brain(workspace, db) as brain:
@@ -40,7 +40,7 @@ def why_cmd(
 @common_options
 def anchor_cmd(note: str, symbol: str, workspace: Path | None, db: Path | None,
                as_json: bool) -> None:  # fmt: skip
-    """Anchor NOTE (#id) to SYMBOL: the editor shows it there and flags it when code changes."""
+    """Anchor NOTE (#id) to SYMBOL: shown on hover there, flagged when code changes."""
     from ..anchoring import anchor
 
     with open_brain(workspace, db) as brain:

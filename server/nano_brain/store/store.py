@@ -15,8 +15,10 @@ from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
 from . import _file
 from ._sqlite import load_vec, sqlite_module
+from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .vectors import VectorStore
+from .views import ViewQueries
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +44,8 @@ _IN_FORCE_AT = "d.recorded_at <= ? AND d.valid_from <= ? AND (d.valid_to IS NULL
 # bm25 column weights: a title hit counts five times a body hit.
 BM25_WEIGHTS = (5.0, 1.0)
 LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
+#: Every full-text index: the two above, and the commits' own (migration 9).
+FULLTEXT_TABLES = (*LEXICAL_TABLES, "commits_fts")
 
 
 @dataclass(slots=True)
@@ -115,7 +119,7 @@ class Hit:
     score: float
 
 
-class Store(VectorStore):
+class Store(ViewQueries, HealthChecks, VectorStore):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
 
     A store this process may not write is opened read-only: reads work, writes raise
@@ -905,9 +909,9 @@ class Store(VectorStore):
         joined and filtered; when that leaves too few (a selective filter, old versions or
         superseded notes crowding in), the full join runs instead.
         """
-        if table not in LEXICAL_TABLES:
+        if table not in FULLTEXT_TABLES:
             raise ValueError(table)
-        if table == "chunks_tri":  # commits have no trigram rows (migration 9)
+        if table != "chunks_fts":  # commits have no trigram rows (migration 9)
             return self._lexical_in(table, match, filters, limit, weights)
         # words: commit chunks are in an index of their own (migration 9)
         kinds = filters.allowed_kinds()
@@ -1016,6 +1020,28 @@ class Store(VectorStore):
                 total += candidate.stat().st_size
         return total
 
+    def integrity_errors(self) -> list[str]:
+        """What SQLite's integrity check and each full-text index's own check find wrong;
+        empty when the store is healthy. A diagnostic: it reports damage, it does not mark
+        the store damaged, and it runs on a store already marked so."""
+        sqlite = sqlite_module()
+        errors: list[str] = []
+        with self._lock:
+            try:
+                rows = self._db.execute("PRAGMA integrity_check").fetchall()
+                errors += [str(r[0]) for r in rows if r[0] != "ok"]
+            except sqlite.DatabaseError as exc:
+                errors.append(f"integrity_check: {exc}")
+            for table in FULLTEXT_TABLES:
+                try:
+                    self._db.execute(
+                        f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)"
+                    )
+                except sqlite.DatabaseError as exc:
+                    if _file.primary_code(exc) != _file.READONLY:  # the check writes nothing
+                        errors.append(f"{table}: {exc}")
+        return errors
+
     def integrity_orphans(self) -> dict[str, int]:
         """Rows whose parent is gone (should always be zero); used by tests and `status`."""
         return {
@@ -1027,12 +1053,7 @@ class Store(VectorStore):
                 "SELECT count(*) FROM chunk_vectors v LEFT JOIN chunks c ON c.id = v.chunk_id "
                 "WHERE c.id IS NULL"
             )[0][0],
-            "vec_index": self._rows(
-                "SELECT count(*) FROM vec_chunks q LEFT JOIN chunk_vectors v "
-                "ON v.chunk_id = q.chunk_id WHERE v.chunk_id IS NULL"
-            )[0][0]
-            if self.vector_model()
-            else 0,
+            "vec_index": self.vector_index_orphans(),
             "fts": self._rows(
                 "SELECT count(*) FROM chunks_fts_docsize s LEFT JOIN chunks c ON c.id = s.id "
                 "WHERE c.id IS NULL"

@@ -3,6 +3,7 @@
 -- and the embedding model. A running nano-brain client answers for its own folders (through
 -- `nano-brain/indexStatus`); without one, `nano-brain status --json` answers for the workspace
 -- of the current directory (the buffer :checkhealth runs in is its own report, not a file).
+-- Last, `nano-brain doctor` checks the install, the store, the config and the private files.
 local M = {}
 
 local health = vim.health
@@ -49,7 +50,9 @@ local function model_text(model)
   if model.name == nil or model.name == vim.NIL then
     return ("none (%s)"):format(tostring(model.reason or model.provider))
   end
-  return ("%s (%s, %sd)"):format(model.name, tostring(model.provider), tostring(model.dim))
+  -- the CLI reports no dimension until the store holds vectors (it does not load the model)
+  local dim = (model.dim == nil or model.dim == vim.NIL) and "?" or tostring(model.dim)
+  return ("%s (%s, %sd)"):format(model.name, tostring(model.provider), dim)
 end
 
 local function report_server(nb, client)
@@ -81,7 +84,12 @@ local function report_cli(nb, base)
   local okrun, out = run(argv)
   local okjson, data = pcall(vim.json.decode, okrun and out or "")
   if not (okrun and okjson and type(data) == "table") then
-    warn("`" .. table.concat(argv, " ") .. "` failed: " .. vim.trim(out))
+    if not okrun and out:find("no store", 1, true) then
+      -- a workspace nothing was saved in yet: the server creates its store on first start
+      info(vim.trim((out:gsub("^nano%-brain: error: ", ""))))
+    else
+      warn("`" .. table.concat(argv, " ") .. "` failed: " .. vim.trim(out))
+    end
     return
   end
   ok(("workspace %s: store %s"):format(data.workspace or root, tostring(data.store)))
@@ -90,19 +98,49 @@ local function report_cli(nb, base)
   info(("no nano-brain server attached (%s documents in the store)"):format(tostring(data.documents)))
 end
 
+--- `nano-brain doctor --json` for the workspace: one line per check, each problem with its fix.
+--- (doctor exits 1 when it found errors; its report is on stdout either way.)
+local function report_doctor(nb, base)
+  local argv = vim.list_extend(vim.deepcopy(base), { "doctor", "--json", "-w", nb.root_for(0) })
+  local out = ""
+  if vim.system then
+    local okrun, proc = pcall(vim.system, argv, { text = true })
+    out = okrun and (proc:wait(120000).stdout or "") or tostring(proc)
+  else
+    out = vim.fn.system(argv)
+  end
+  local okjson, data = pcall(vim.json.decode, out)
+  start("nano-brain doctor")
+  if not (okjson and type(data) == "table" and type(data.checks) == "table") then
+    warn("`" .. table.concat(argv, " ") .. "` gave no report: " .. vim.trim(out))
+    return
+  end
+  for _, c in ipairs(data.checks) do
+    local text = ("%s %s: %s"):format(c.area, c.name, c.detail)
+    local advice = (c.fix and c.fix ~= "") and { c.fix } or nil
+    if c.level == "error" then
+      fail(text, advice)
+    elseif c.level == "warning" then
+      warn(text, advice)
+    else
+      ok(text)
+    end
+  end
+end
+
 function M.check()
   start("nano-brain")
   if vim.fn.has("nvim-0.10") == 1 then
     ok("Neovim " .. tostring(vim.version()) .. " (vim.lsp.start)")
   else
-    warn("Neovim older than 0.10: using the vim.lsp.start_client fallback")
+    warn("Neovim older than 0.10 is not tested: using the vim.lsp.start_client fallback")
   end
   local nb = require("nano_brain")
   local base = base_cmd(nb.config.cmd)
   local exe = base[1]
   if not exe or vim.fn.executable(exe) ~= 1 then
     fail(("`%s` not found or not executable"):format(tostring(exe)), {
-      "pip install nano-brain (it puts `nano-brain` on PATH)",
+      "install nano-brain from its checkout: pipx install /path/to/nano-brain (puts `nano-brain` on PATH)",
       "or set cmd in require('nano_brain').setup({ cmd = { '/path/to/nano-brain', 'lsp' } })",
     })
   else
@@ -121,6 +159,9 @@ function M.check()
     report_cli(nb, base)
   end
   info("LSP log: " .. vim.lsp.get_log_path())
+  if exe and vim.fn.executable(exe) == 1 then
+    report_doctor(nb, base)
+  end
 end
 
 return M
