@@ -171,7 +171,7 @@ def test_cli_write_anchor_why_unanchor_and_sessions_by_ticket(project: Repo) -> 
     def cli(*args: str) -> dict:
         result = runner.invoke(main, [*args, "-w", root, "--db", db, "--json"])
         assert result.exit_code == 0, result.output
-        return json.loads(result.output)
+        return json.loads(result.stdout)  # progress goes to stderr
 
     cli("index", "--no-embed")
     wrote = cli("write", "Refunds stop after thirty days.", "--title", "Refund window",
