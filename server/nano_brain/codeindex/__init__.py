@@ -21,6 +21,7 @@ from .languages import (
 )
 from .model import CallSite, FileIndex, ImportEdge, Symbol
 from .parse import SEARCH_TEXT_CAP, parse_file
+from ._route_service import FlowStep, RouteFlow, RouteInfo, Routes
 from .resolve import CodeGraph, ImpactEntry, Reference, build_graph
 from .service import AnchorInfo, CallInfo, CodeIndex, Impact, ImpactItem, SymbolInfo
 from .walk import (
@@ -40,6 +41,10 @@ from .walk import (
 __all__ = [
     "AnchorInfo",
     "CallInfo",
+    "FlowStep",
+    "RouteFlow",
+    "RouteInfo",
+    "Routes",
     "CodeIndex",
     "Impact",
     "ImpactItem",

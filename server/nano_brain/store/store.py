@@ -17,6 +17,7 @@ from . import _file
 from ._sqlite import load_vec, sqlite_module
 from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .routes import RouteQueries
 from .vectors import VectorStore
 from .views import ViewQueries
 
@@ -117,7 +118,7 @@ class Hit:
     score: float
 
 
-class Store(ViewQueries, HealthChecks, VectorStore):
+class Store(ViewQueries, HealthChecks, VectorStore, RouteQueries):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
 
     A store this process may not write is opened read-only: reads work, writes raise
