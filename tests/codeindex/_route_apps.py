@@ -442,7 +442,8 @@ SPRING = {
             @PostMapping(value = "/{ownerId}/pets")
             public Pet addPet(@PathVariable int ownerId, @RequestBody Pet pet) { return pet; }
 
-            @RequestMapping(path = {"/search", "/find"}, method = {RequestMethod.GET, RequestMethod.POST})
+            @RequestMapping(path = {"/search", "/find"},
+                            method = {RequestMethod.GET, RequestMethod.POST})
             public List<Owner> search(@RequestParam String q) { return service.all(); }
 
             private void notARoute() {}
@@ -471,20 +472,38 @@ SPRING = {
 }
 SPRING_ROUTES: list[Route] = [
     ("GET", "/api/owners", "src/main/java/com/acme/web/OwnerController.java::OwnerController.list"),
-    ("GET", "/api/owners/{ownerId}",
-     "src/main/java/com/acme/web/OwnerController.java::OwnerController.show"),
-    ("POST", "/api/owners/{ownerId}/pets",
-     "src/main/java/com/acme/web/OwnerController.java::OwnerController.addPet"),
-    ("GET", "/api/owners/search",
-     "src/main/java/com/acme/web/OwnerController.java::OwnerController.search"),
-    ("POST", "/api/owners/search",
-     "src/main/java/com/acme/web/OwnerController.java::OwnerController.search"),
-    ("GET", "/api/owners/find",
-     "src/main/java/com/acme/web/OwnerController.java::OwnerController.search"),
-    ("POST", "/api/owners/find",
-     "src/main/java/com/acme/web/OwnerController.java::OwnerController.search"),
+    (
+        "GET",
+        "/api/owners/{ownerId}",
+        "src/main/java/com/acme/web/OwnerController.java::OwnerController.show",
+    ),
+    (
+        "POST",
+        "/api/owners/{ownerId}/pets",
+        "src/main/java/com/acme/web/OwnerController.java::OwnerController.addPet",
+    ),
+    (
+        "GET",
+        "/api/owners/search",
+        "src/main/java/com/acme/web/OwnerController.java::OwnerController.search",
+    ),
+    (
+        "POST",
+        "/api/owners/search",
+        "src/main/java/com/acme/web/OwnerController.java::OwnerController.search",
+    ),
+    (
+        "GET",
+        "/api/owners/find",
+        "src/main/java/com/acme/web/OwnerController.java::OwnerController.search",
+    ),
+    (
+        "POST",
+        "/api/owners/find",
+        "src/main/java/com/acme/web/OwnerController.java::OwnerController.search",
+    ),
     ("DELETE", "/vets/{id}", "src/main/java/com/acme/web/VetController.java::VetController.remove"),
-]  # fmt: skip
+]
 
 RAILS = {
     "config/routes.rb": """

@@ -9,6 +9,7 @@ and code search for every front end.
 
 from __future__ import annotations
 
+from ._route_service import FlowStep, RouteFlow, RouteInfo, Routes
 from .errors import CodeIndexError, GrammarMissingError, UnsupportedLanguageError
 from .indexer import IndexReport
 from .languages import (
@@ -21,7 +22,6 @@ from .languages import (
 )
 from .model import CallSite, FileIndex, ImportEdge, Symbol
 from .parse import SEARCH_TEXT_CAP, parse_file
-from ._route_service import FlowStep, RouteFlow, RouteInfo, Routes
 from .resolve import CodeGraph, ImpactEntry, Reference, build_graph
 from .service import AnchorInfo, CallInfo, CodeIndex, Impact, ImpactItem, SymbolInfo
 from .walk import (

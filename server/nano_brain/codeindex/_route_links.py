@@ -22,8 +22,6 @@ from dataclasses import dataclass
 
 from ..store.code import CodeStore
 from ..store.routes import RouteRow, StoredFact
-from .model import CallSite, FileIndex, ImportEdge
-from .resolve import CodeGraph
 from ._routes import (
     INLINE_HANDLER,
     MODULE_PREFIX,
@@ -32,6 +30,8 @@ from ._routes import (
     REQUIRE_PREFIX,
     join_paths,
 )
+from .model import CallSite, FileIndex, ImportEdge
+from .resolve import CodeGraph
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +90,9 @@ def link(facts: Iterable[StoredFact], lookups: Lookups) -> list[RouteRow]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append((route.file, route.framework, method, full, handler,
-                        route.target or "", route.line))  # fmt: skip
+            out.append(
+                (route.file, route.framework, method, full, handler, route.target or "", route.line)
+            )
     return out
 
 
@@ -231,8 +232,9 @@ def store_lookups(code: CodeStore, go_modules: Mapping[str, str]) -> Lookups:
     paths: dict[int, str] = {}
     for file_id, path, language, namespace, default_export in code.graph_files():
         paths[file_id] = path
-        catalog.append(FileIndex(path, language, namespace=namespace,
-                                 default_export=default_export))  # fmt: skip
+        catalog.append(
+            FileIndex(path, language, namespace=namespace, default_export=default_export)
+        )
     ids_by_path = {p: i for i, p in paths.items()}
     catalog_of = {f.path: f for f in catalog}
 
@@ -240,8 +242,7 @@ def store_lookups(code: CodeStore, go_modules: Mapping[str, str]) -> Lookups:
         ids = [ids_by_path[p] for p in wanted if p in ids_by_path]
         return rebuild_file_indexes(code, ids, paths, catalog_of)
 
-    graph = CodeGraph([], catalog=catalog, loader=load, resolve_all=False,
-                      go_modules=go_modules)  # fmt: skip
+    graph = CodeGraph([], catalog=catalog, loader=load, resolve_all=False, go_modules=go_modules)
 
     def symbol(file: str, scope: str | None, expr: str, line: int) -> str | None:
         if file not in catalog_of:
@@ -253,8 +254,9 @@ def store_lookups(code: CodeStore, go_modules: Mapping[str, str]) -> Lookups:
         ref = graph.resolve_sites([site])[0]
         if ref.target is None and receiver is not None and scope is not None:
             # a method value on the enclosing instance (Go `s.handle`): its receiver names it
-            ref = graph.resolve_sites([CallSite(file, scope, expr, name, receiver, "self",
-                                                line)])[0]  # fmt: skip
+            ref = graph.resolve_sites([CallSite(file, scope, expr, name, receiver, "self", line)])[
+                0
+            ]
         return ref.target
 
     def module(file: str, spec: str) -> str | None:
@@ -279,15 +281,21 @@ def store_lookups(code: CodeStore, go_modules: Mapping[str, str]) -> Lookups:
         ]
         if len(candidates) > 1:  # Admin::UsersController beside UsersController
             inner = [
-                s for s in candidates
+                s
+                for s in candidates
                 if all(p in s.qualified_name.split("::", 1)[1].split(".")[:-1] for p in parts)
-            ]  # fmt: skip
+            ]
             nested = len(parts) > 1
-            candidates = inner if nested else [
-                s for s in candidates
-                if s.qualified_name.split("::", 1)[1].split(".")[:-1] == parts
-            ] or candidates  # fmt: skip
+            candidates = (
+                inner
+                if nested
+                else [
+                    s
+                    for s in candidates
+                    if s.qualified_name.split("::", 1)[1].split(".")[:-1] == parts
+                ]
+                or candidates
+            )
         return candidates[0].qualified_name if len(candidates) == 1 else None
 
     return Lookups(symbol, module, rails)
-

@@ -41,8 +41,9 @@ class RouteInfo:
 
     @classmethod
     def of(cls, rec: RouteRecord) -> RouteInfo:
-        return cls(rec.method, rec.path, rec.framework, rec.handler, rec.handler_expr,
-                   rec.file, rec.line)  # fmt: skip
+        return cls(
+            rec.method, rec.path, rec.framework, rec.handler, rec.handler_expr, rec.file, rec.line
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,8 +132,11 @@ class Routes:
         if _GLOB_CHARS.search(wanted_path):
             found = self.list(method=wanted_method, path=wanted_path, limit=1000)
         else:
-            found = [r for r in self.list(method=wanted_method, path=wanted_path, limit=1000)
-                     if r.path == wanted_path]  # fmt: skip
+            found = [
+                r
+                for r in self.list(method=wanted_method, path=wanted_path, limit=1000)
+                if r.path == wanted_path
+            ]
         if wanted_method:
             exact = [r for r in found if r.method == wanted_method]
             found = exact or found
@@ -163,8 +167,9 @@ class Routes:
                     flow.truncated = True
                     break
                 seen.add(edge.target)
-                flow.steps.append(FlowStep(edge.target, level, edge.source or "", edge.path,
-                                           edge.line))  # fmt: skip
+                flow.steps.append(
+                    FlowStep(edge.target, level, edge.source or "", edge.path, edge.line)
+                )
                 nxt.append(edge.target)
             if not nxt or flow.truncated:
                 break

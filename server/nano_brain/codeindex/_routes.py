@@ -32,8 +32,17 @@ from ._langs.base import line_of, text
 
 #: (kind, framework, method, path, owner, target, handler, scope, line): a fact as the
 #: indexer's workers hand it over and the store keeps it.
-FactRow = tuple[str, str, "str | None", "str | None", "str | None", "str | None", "str | None",
-                "str | None", int]  # fmt: skip
+FactRow = tuple[
+    str,
+    str,
+    "str | None",
+    "str | None",
+    "str | None",
+    "str | None",
+    "str | None",
+    "str | None",
+    int,
+]
 
 FACT_KINDS = ("route", "router", "mount", "export")
 #: Django's routes belong to their module, not to a variable.
@@ -71,8 +80,17 @@ class RouteFact:
     """the innermost enclosing symbol, where expressions are resolved"""
 
     def row(self) -> FactRow:
-        return (self.kind, self.framework, self.method, self.path, self.owner, self.target,
-                self.handler, self.scope, self.line)  # fmt: skip
+        return (
+            self.kind,
+            self.framework,
+            self.method,
+            self.path,
+            self.owner,
+            self.target,
+            self.handler,
+            self.scope,
+            self.line,
+        )
 
 
 @dataclass(slots=True)
@@ -114,9 +132,14 @@ def extract_routes(
 # -- shared helpers ----------------------------------------------------------------------------
 
 _STRING_TYPES = frozenset(
-    {"string", "string_literal", "interpreted_string_literal", "raw_string_literal",
-     "template_string"}
-)  # fmt: skip
+    {
+        "string",
+        "string_literal",
+        "interpreted_string_literal",
+        "raw_string_literal",
+        "template_string",
+    }
+)
 _INTERPOLATION = frozenset({"interpolation", "template_substitution", "escape_interpolation"})
 
 
@@ -234,8 +257,19 @@ def _python(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
                 methods = [verb.upper()]
             handler = ctx.defs.get((definition.start_byte, definition.end_byte))
             for method in methods:
-                ctx.add(RouteFact("route", framework, line_of(node), method, route_path, owner,
-                                  handler, handler, ctx.scope_of(node.start_byte)))  # fmt: skip
+                ctx.add(
+                    RouteFact(
+                        "route",
+                        framework,
+                        line_of(node),
+                        method,
+                        route_path,
+                        owner,
+                        handler,
+                        handler,
+                        ctx.scope_of(node.start_byte),
+                    )
+                )
         elif verb in ("add_url_rule", "add_api_route"):
             rule = positional[0] if positional else keywords.get("rule") or keywords.get("path")
             route_path = literal(rule)
@@ -247,18 +281,40 @@ def _python(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
                 view = keywords.get("endpoint") or (positional[1] if len(positional) > 1 else None)
             methods = [m.upper() for m in _py_strings(keywords.get("methods"))] or ["GET"]
             for method in methods:
-                ctx.add(RouteFact("route", framework, line_of(node), method, route_path, owner,
-                                  _py_handler(view), None, ctx.scope_of(node.start_byte)))  # fmt: skip
+                ctx.add(
+                    RouteFact(
+                        "route",
+                        framework,
+                        line_of(node),
+                        method,
+                        route_path,
+                        owner,
+                        _py_handler(view),
+                        None,
+                        ctx.scope_of(node.start_byte),
+                    )
+                )
         elif verb in ("register_blueprint", "include_router"):
-            child = positional[0] if positional else keywords.get("blueprint") or keywords.get(
-                "router"
+            child = (
+                positional[0] if positional else keywords.get("blueprint") or keywords.get("router")
             )
             key = "url_prefix" if verb == "register_blueprint" else "prefix"
             prefix = literal(keywords.get(key)) if key in keywords else ""
             if child is None or prefix is None:
                 continue
-            ctx.add(RouteFact("mount", framework, line_of(node), None, prefix, owner,
-                              _flat(child), None, ctx.scope_of(node.start_byte)))  # fmt: skip
+            ctx.add(
+                RouteFact(
+                    "mount",
+                    framework,
+                    line_of(node),
+                    None,
+                    prefix,
+                    owner,
+                    _flat(child),
+                    None,
+                    ctx.scope_of(node.start_byte),
+                )
+            )
         elif verb in ("path", "re_path", "url") and (django_file or _in_urlpatterns(node)):
             _django(node, verb, positional, keywords, ctx)
 
@@ -292,8 +348,11 @@ def _django(
             first = first.named_children[0]
         module = literal(first)
         if module:
-            ctx.add(RouteFact("mount", "django", line, None, route_path, MODULE_ROUTER,
-                              MODULE_PREFIX + module))  # fmt: skip
+            ctx.add(
+                RouteFact(
+                    "mount", "django", line, None, route_path, MODULE_ROUTER, MODULE_PREFIX + module
+                )
+            )
         return
     handler = _py_handler(view)
     if handler:
@@ -309,14 +368,34 @@ def _py_router(caps: dict[str, list[Node]], ctx: _Ctx) -> None:
     if prefix is None:
         return
     framework = "flask" if ctor == "Blueprint" else "fastapi"
-    ctx.add(RouteFact("router", framework, line_of(node), None, prefix, None,
-                      text(caps["route.var"][0]), None, ctx.scope_of(node.start_byte)))  # fmt: skip
+    ctx.add(
+        RouteFact(
+            "router",
+            framework,
+            line_of(node),
+            None,
+            prefix,
+            None,
+            text(caps["route.var"][0]),
+            None,
+            ctx.scope_of(node.start_byte),
+        )
+    )
 
 
 # -- JavaScript / TypeScript: Express, Koa ------------------------------------------------------
 
-_JS_VERBS = {"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "del": "DELETE",
-             "patch": "PATCH", "head": "HEAD", "options": "OPTIONS", "all": ANY}  # fmt: skip
+_JS_VERBS = {
+    "get": "GET",
+    "post": "POST",
+    "put": "PUT",
+    "delete": "DELETE",
+    "del": "DELETE",
+    "patch": "PATCH",
+    "head": "HEAD",
+    "options": "OPTIONS",
+    "all": ANY,
+}
 _JS_ROUTERISH = re.compile(r"(?i)^(app|api|server|router|routes?|.*router|.*app)$")
 _JS_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 
@@ -328,7 +407,9 @@ def _js_handler(node: Node) -> str | None:
         return _flat(node)
     if node.type == "call_expression":  # asyncHandler(users.list): the wrapped handler
         args = node.child_by_field_name("arguments")
-        inner = [a for a in (args.named_children if args is not None else []) if a.type != "comment"]
+        inner = [
+            a for a in (args.named_children if args is not None else []) if a.type != "comment"
+        ]
         if len(inner) == 1:
             return _js_handler(inner[0])
     return None
@@ -364,8 +445,17 @@ def _javascript(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
             _js_router(caps, ctx, routers)
         elif "route.export" in caps:
             node = caps["route"][0]
-            ctx.add(RouteFact("export", _js_framework(ctx), line_of(node), None, None, None,
-                              text(caps["route.export"][0])))  # fmt: skip
+            ctx.add(
+                RouteFact(
+                    "export",
+                    _js_framework(ctx),
+                    line_of(node),
+                    None,
+                    None,
+                    None,
+                    text(caps["route.export"][0]),
+                )
+            )
         else:
             calls.append(caps)
     framework = _js_framework(ctx)
@@ -379,8 +469,19 @@ def _javascript(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
         if verb == "prefix":  # Koa: router.prefix('/x')
             prefix = literal(args[0]) if args else None
             if prefix is not None and owner_node.type == "identifier":
-                ctx.add(RouteFact("router", framework, line_of(node), None, prefix, None,
-                                  text(owner_node), None, scope))  # fmt: skip
+                ctx.add(
+                    RouteFact(
+                        "router",
+                        framework,
+                        line_of(node),
+                        None,
+                        prefix,
+                        None,
+                        text(owner_node),
+                        None,
+                        scope,
+                    )
+                )
             continue
         if verb == "use":
             prefix = literal(args[0]) if args else None
@@ -389,8 +490,19 @@ def _javascript(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
             for child in children:
                 target = _js_child(child)
                 if target:
-                    ctx.add(RouteFact("mount", framework, line_of(node), None, prefix or "", owner,
-                                      target, None, scope))  # fmt: skip
+                    ctx.add(
+                        RouteFact(
+                            "mount",
+                            framework,
+                            line_of(node),
+                            None,
+                            prefix or "",
+                            owner,
+                            target,
+                            None,
+                            scope,
+                        )
+                    )
             continue
         method = _JS_VERBS[verb]
         route_path: str | None
@@ -409,8 +521,11 @@ def _javascript(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
         handler = _js_handler(handlers[-1])
         if handler is None:
             continue
-        ctx.add(RouteFact("route", framework, line_of(node), method, route_path, owner, handler,
-                          None, scope))  # fmt: skip
+        ctx.add(
+            RouteFact(
+                "route", framework, line_of(node), method, route_path, owner, handler, None, scope
+            )
+        )
 
 
 def _js_route_chain(owner: Node) -> tuple[Node, str] | None:
@@ -451,8 +566,19 @@ def _js_router(caps: dict[str, list[Node]], ctx: _Ctx, routers: set[str]) -> Non
                     prefix = literal(pair.child_by_field_name("value")) or ""
     routers.add(name)
     framework = "koa" if ctor in ("Koa", "KoaRouter") or ctx.imports_any("koa") else "express"
-    ctx.add(RouteFact("router", framework, line_of(node), None, prefix, None, name, None,
-                      ctx.scope_of(node.start_byte)))  # fmt: skip
+    ctx.add(
+        RouteFact(
+            "router",
+            framework,
+            line_of(node),
+            None,
+            prefix,
+            None,
+            name,
+            None,
+            ctx.scope_of(node.start_byte),
+        )
+    )
 
 
 # -- Go: net/http, Gin, Echo -----------------------------------------------------------------
@@ -494,12 +620,28 @@ def _go(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
         if "route.var" in caps:  # v1 := r.Group("/v1")
             prefix = literal(args[0]) if args else None
             if prefix is not None:
-                ctx.add(RouteFact("router", _go_framework(ctx), line, None, prefix, owner,
-                                  text(caps["route.var"][0]), None, scope))  # fmt: skip
+                ctx.add(
+                    RouteFact(
+                        "router",
+                        _go_framework(ctx),
+                        line,
+                        None,
+                        prefix,
+                        owner,
+                        text(caps["route.var"][0]),
+                        None,
+                        scope,
+                    )
+                )
             continue
         strings = [literal(a) for a in args]
         if verb in _GO_VERBS:
-            method, route_path, handlers, framework = _GO_VERBS[verb], strings[0] if strings else None, args[1:], _go_framework(ctx)  # noqa: E501
+            method, route_path, handlers, framework = (
+                _GO_VERBS[verb],
+                strings[0] if strings else None,
+                args[1:],
+                _go_framework(ctx),
+            )  # noqa: E501
         elif verb in ("Handle", "Add") and len(args) >= 3 and strings[0] and strings[1] is not None:
             # Gin Handle("GET", "/x", h), Echo Add("GET", "/x", h)
             method, route_path, handlers = strings[0].upper(), strings[1], args[2:]
@@ -523,8 +665,9 @@ def _go(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
         handler = _go_handler(handlers[-1])
         if handler is None:
             continue
-        ctx.add(RouteFact("route", framework, line, method, route_path, owner, handler, None,
-                          scope))  # fmt: skip
+        ctx.add(
+            RouteFact("route", framework, line, method, route_path, owner, handler, None, scope)
+        )
 
 
 def _go_owner(node: Node, ctx: _Ctx, scope: str | None, line: int) -> str:
@@ -539,16 +682,33 @@ def _go_owner(node: Node, ctx: _Ctx, scope: str | None, line: int) -> str:
             prefix = literal(first)
             if field is not None and text(field) == "Group" and operand is not None and prefix:
                 name = _flat(node) or ""
-                ctx.add(RouteFact("router", _go_framework(ctx), line, None, prefix,
-                                  _go_owner(operand, ctx, scope, line), name, None, scope))  # fmt: skip
+                ctx.add(
+                    RouteFact(
+                        "router",
+                        _go_framework(ctx),
+                        line,
+                        None,
+                        prefix,
+                        _go_owner(operand, ctx, scope, line),
+                        name,
+                        None,
+                        scope,
+                    )
+                )
                 return name
     return _flat(node) or ""
 
 
 # -- Java: Spring ------------------------------------------------------------------------------
 
-_SPRING = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT",
-           "DeleteMapping": "DELETE", "PatchMapping": "PATCH", "RequestMapping": None}  # fmt: skip
+_SPRING = {
+    "GetMapping": "GET",
+    "PostMapping": "POST",
+    "PutMapping": "PUT",
+    "DeleteMapping": "DELETE",
+    "PatchMapping": "PATCH",
+    "RequestMapping": None,
+}
 
 
 def _annotations(modifiers: Node | None) -> list[tuple[str, Node]]:
@@ -585,7 +745,9 @@ def _mapping(annotation: Node) -> tuple[list[str], list[str]]:
             if name in ("value", "path"):
                 paths += _java_values(value)
             elif name == "method" and value is not None:
-                methods += [m.rsplit(".", 1)[-1].upper() for m in re.findall(r"[\w.]+", text(value))]
+                methods += [
+                    m.rsplit(".", 1)[-1].upper() for m in re.findall(r"[\w.]+", text(value))
+                ]
         else:
             paths += _java_values(child)
     return paths or [""], methods
@@ -618,8 +780,18 @@ def _java(matches: list[dict[str, list[Node]]], ctx: _Ctx) -> None:
                 for prefix in prefixes:
                     for sub in paths:
                         for method in wanted:
-                            ctx.add(RouteFact("route", "spring", line_of(member), method,
-                                              join_paths(prefix, sub), None, handler, handler))  # fmt: skip
+                            ctx.add(
+                                RouteFact(
+                                    "route",
+                                    "spring",
+                                    line_of(member),
+                                    method,
+                                    join_paths(prefix, sub),
+                                    None,
+                                    handler,
+                                    handler,
+                                )
+                            )
 
 
 # -- Ruby: Rails routes.rb -----------------------------------------------------------------------
@@ -730,8 +902,17 @@ def _rails_block(body: Node, scope: _Scope, ctx: _Ctx, depth: int) -> None:
             target = literal(positional[0]) if positional else literal(options.get("to"))
             if target and "#" in target:
                 controller, action = target.split("#", 1)
-                ctx.add(RouteFact("route", "rails", line_of(stmt), "GET", join_paths(scope.path),
-                                  None, _rails_handler(scope.module + controller, action)))  # fmt: skip
+                ctx.add(
+                    RouteFact(
+                        "route",
+                        "rails",
+                        line_of(stmt),
+                        "GET",
+                        join_paths(scope.path),
+                        None,
+                        _rails_handler(scope.module + controller, action),
+                    )
+                )
         elif name in ("resources", "resource"):
             for resource in [v for v in (literal(p) for p in positional) if v]:
                 child = _rails_resources(stmt, resource, name == "resource", options, scope, ctx)
@@ -746,12 +927,25 @@ def _rails_block(body: Node, scope: _Scope, ctx: _Ctx, depth: int) -> None:
             else:
                 prefix = path_opt if path_opt is not None else (first or "")
                 module = f"{scope.module}{module_opt}/" if module_opt else scope.module
-                sub = _Scope(join_paths(scope.path, prefix) if prefix else scope.path, module,
-                             scope.controller, scope.member, scope.collection, scope.nested)  # fmt: skip
+                sub = _Scope(
+                    join_paths(scope.path, prefix) if prefix else scope.path,
+                    module,
+                    scope.controller,
+                    scope.member,
+                    scope.collection,
+                    scope.nested,
+                )
             _rails_block(inner, sub, ctx, depth + 1)
         elif name in ("member", "collection") and inner is not None and scope.controller:
-            sub = _Scope(scope.path, scope.module, scope.controller, scope.member,
-                         scope.collection, scope.nested, name)  # fmt: skip
+            sub = _Scope(
+                scope.path,
+                scope.module,
+                scope.controller,
+                scope.member,
+                scope.collection,
+                scope.nested,
+                name,
+            )
             _rails_block(inner, sub, ctx, depth + 1)
 
 
@@ -824,8 +1018,17 @@ def _rails_resources(
         if singular and action == "index":
             continue
         route_path = (member_path if on_member else collection) + suffix
-        ctx.add(RouteFact("route", "rails", line_of(stmt), method, route_path, None,
-                          _rails_handler(controller, action)))  # fmt: skip
+        ctx.add(
+            RouteFact(
+                "route",
+                "rails",
+                line_of(stmt),
+                method,
+                route_path,
+                None,
+                _rails_handler(controller, action),
+            )
+        )
     return _Scope(scope.path, scope.module, controller, member_path, collection, member)
 
 

@@ -39,12 +39,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
 from ..store.code import BulkFile, CodeStore, FileRecord
+from ._route_links import relink
 from .errors import CodeIndexError
 from .languages import code_extensions
 from .model import Assignment, CallSite, FileIndex, ImportEdge, Symbol
 from .parse import parse_file
 from .resolve import CodeGraph, Reference, python_module_names
-from ._route_links import relink
 from .walk import DEFAULT_MAX_BYTES, SkippedFile, WalkedFile, iter_workspace
 
 if TYPE_CHECKING:

@@ -16,10 +16,10 @@ from tree_sitter import Node, QueryCursor
 
 from ._langs import rules_for
 from ._langs.base import LanguageRules
+from ._routes import RouteFact, extract_routes
 from .errors import UnsupportedLanguageError
 from .languages import get_parser, language_for_path
 from .model import Assignment, CallSite, FileIndex, Symbol
-from ._routes import RouteFact, extract_routes
 
 log = logging.getLogger(__name__)
 
@@ -391,7 +391,9 @@ def _routes(
                 inner = d
         return inner.symbol.qualified_name if inner is not None and inner.symbol else None
 
-    return extract_routes(language, matches, path, spans, scope_of, (i.module for i in index.imports))
+    return extract_routes(
+        language, matches, path, spans, scope_of, (i.module for i in index.imports)
+    )
 
 
 def _node_text(node: Node) -> str:

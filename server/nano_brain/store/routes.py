@@ -102,10 +102,19 @@ class RouteQueries:
                 "handler, handler_expr, line) SELECT ?, id, ?, ?, ?, ?, ?, ? FROM code_files "
                 "WHERE workspace_id = ? AND path = ?",
                 [
-                    (self.workspace_id, fw, method, path, handler, expr, line, self.workspace_id,
-                     file)
+                    (
+                        self.workspace_id,
+                        fw,
+                        method,
+                        path,
+                        handler,
+                        expr,
+                        line,
+                        self.workspace_id,
+                        file,
+                    )
                     for file, fw, method, path, handler, expr, line in routes
-                ],  # fmt: skip
+                ],
             )
 
     def list_routes(
