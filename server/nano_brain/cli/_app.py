@@ -86,6 +86,9 @@ _MODULES: dict[str, dict[str, str]] = {
         "tombstones": "Sources that stay deleted (undo with `nano-brain forget --undo SOURCE`).",
         "wake-up": "What to read at session start: decisions, most used, recent, sessions.",
     },
+    "routes_cmd": {
+        "routes": "HTTP routes of the code and their handlers (PATTERN: a glob or part of paths).",
+    },
     "search": {
         "query": "Hybrid search: lexical and vector legs fused.",
         "search": "Lexical (full-text) search only.",

@@ -146,9 +146,12 @@ class Routes:
         """The flow of each route ``route`` names (see the module docstring)."""
         if not isinstance(depth, int) or not 1 <= depth <= MAX_FLOW_DEPTH:
             raise InvalidInputError(f"flow depth must be 1..{MAX_FLOW_DEPTH}")
-        return [self._flow(r, depth) for r in self.find(route)]
+        return [self.flow_of(r, depth) for r in self.find(route)]
 
-    def _flow(self, route: RouteInfo, depth: int) -> RouteFlow:
+    def flow_of(self, route: RouteInfo, depth: int = 3) -> RouteFlow:
+        """The flow of one route (as :meth:`list` returned it)."""
+        if not isinstance(depth, int) or not 1 <= depth <= MAX_FLOW_DEPTH:
+            raise InvalidInputError(f"flow depth must be 1..{MAX_FLOW_DEPTH}")
         flow = RouteFlow(route, depth)
         if route.handler is None:
             return flow

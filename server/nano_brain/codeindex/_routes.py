@@ -56,6 +56,7 @@ INLINE_HANDLER = "(inline function)"
 ANY = "ANY"
 _HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE")
 _MAX_ROUTES_PER_FILE = 5000
+_SLASHES = re.compile(r"/{2,}")
 
 
 @dataclass(slots=True)
@@ -172,8 +173,8 @@ def _flat(node: Node | None) -> str | None:
 
 def join_paths(*parts: str) -> str:
     """Route paths joined with one slash between parts; a trailing slash of the last part is
-    kept (``/api`` + ``users/`` -> ``/api/users/``)."""
-    pieces = [p.strip("/") for p in parts if p and p.strip("/")]
+    kept (``/api`` + ``users/`` -> ``/api/users/``); runs of slashes become one."""
+    pieces = [_SLASHES.sub("/", p).strip("/") for p in parts if p and p.strip("/")]
     joined = "/" + "/".join(pieces)
     last = next((p for p in reversed(parts) if p and p.strip("/")), "")
     if last.endswith("/") and joined != "/":
