@@ -43,6 +43,10 @@ _MODULES: dict[str, dict[str, str]] = {
         "index": "Index the workspace's code (incremental: unchanged files cost a stat).",
         "symbols": "Find symbols by qualified name, Class.method, bare name or name fragment.",
     },
+    "consolidate_cmd": {
+        "consolidate": "Propose superseding or merging near-duplicate and contradicting notes; "
+        "never deletes.",
+    },
     "config_cmd": {
         "config": "Show or check the effective configuration.",
     },
