@@ -11,9 +11,13 @@
 ;; const app = express(), router = express.Router(), router = new Router({ prefix: "/x" })
 ((variable_declarator
    name: (identifier) @route.var
-   value: [(call_expression function: (_) @route.ctor arguments: (arguments) @route.args)
-           (new_expression constructor: (_) @route.ctor arguments: (arguments) @route.args)]) @route
- (#match? @route.ctor "(^|[.])(Router|express|Koa|KoaRouter)$"))
+   value: [(call_expression
+             function: [(identifier) @route.ctor (member_expression property: (property_identifier) @route.ctor)]
+             arguments: (arguments) @route.args)
+           (new_expression
+             constructor: [(identifier) @route.ctor (member_expression property: (property_identifier) @route.ctor)]
+             arguments: (arguments) @route.args)]) @route
+ (#any-of? @route.ctor "Router" "express" "Koa" "KoaRouter"))
 
 ;; module.exports = router; export default router
 ((assignment_expression

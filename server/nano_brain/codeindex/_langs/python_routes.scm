@@ -25,6 +25,6 @@
 ;; bp = Blueprint("x", __name__, url_prefix="/api"), router = APIRouter(prefix="/items")
 ((assignment
    left: (identifier) @route.var
-   right: (call function: [(identifier) (attribute)] @route.ctor
+   right: (call function: [(identifier) @route.ctor (attribute attribute: (identifier) @route.ctor)]
                 arguments: (argument_list) @route.args)) @route
- (#match? @route.ctor "(^|[.])(Blueprint|APIRouter)$"))
+ (#any-of? @route.ctor "Blueprint" "APIRouter"))
