@@ -321,7 +321,11 @@ class Indexer:
             self._resolve(report, notify, bulk)
             report.resolved = True
         if changed:
-            report.routes = relink(self.code, self._go_modules(self._route_files()))
+            try:
+                report.routes = relink(self.code, self._go_modules(self._route_files()))
+            except Exception as exc:  # routes are a view of the index: never cost the index
+                log.warning("routes not linked: %s: %s", type(exc).__name__, exc)
+                report.errors.append(f"routes not linked: {exc}")
         report.phase_seconds["resolve"] = round(time.perf_counter() - t_write, 4)
         if bulk and changed:
             self.code.checkpoint()
