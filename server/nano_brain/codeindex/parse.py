@@ -16,6 +16,7 @@ from tree_sitter import Node, QueryCursor
 
 from ._langs import rules_for
 from ._langs.base import LanguageRules
+from ._routes import RouteFact, extract_routes
 from .errors import UnsupportedLanguageError
 from .languages import get_parser, language_for_path
 from .model import Assignment, CallSite, FileIndex, Symbol
@@ -75,8 +76,11 @@ def _parse(rel_path: str, source: bytes, language: str | None, *, captures: bool
     raw_defs: list[_Def] = []
     raw_calls: list[tuple[Node, Node]] = []
     raw_assigns: list[tuple[Node, Node, Node]] = []
+    raw_routes: list[dict[str, list[Node]]] = []
     for _, caps in QueryCursor(rules.query).matches(root):
-        if "call" in caps:
+        if "route" in caps:
+            raw_routes.append(caps)
+        elif "call" in caps:
             raw_calls.append((caps["call"][0], caps["name"][0]))
         elif "assign" in caps:
             raw_assigns.append(
@@ -92,6 +96,8 @@ def _parse(rel_path: str, source: bytes, language: str | None, *, captures: bool
     if raw_assigns and receivers:
         index.assignments = _assignments(raw_assigns, rel_path, defs, receivers)
     index.imports.sort(key=lambda imp: imp.line)
+    if raw_routes:
+        index.routes = _routes(lang, raw_routes, rel_path, defs, index)
     index.namespace = rules.namespace(root)
     index.default_export = rules.default_export(root)
     return index
@@ -357,6 +363,30 @@ def _assignments(
             )
         )
     return out
+
+
+def _routes(
+    language: str,
+    matches: list[dict[str, list[Node]]],
+    path: str,
+    defs: list[_Def],
+    index: FileIndex,
+) -> list[RouteFact]:
+    """The file's route facts, with handlers defined in place named by their symbols."""
+    named = [d for d in defs if d.symbol is not None]
+    spans = {(d.node.start_byte, d.node.end_byte): d.symbol.qualified_name for d in named}  # type: ignore[union-attr]
+    scopes = [d for d in named if d.kind not in ("variable", "constant")]
+
+    def scope_of(offset: int) -> str | None:
+        inner = None
+        for d in scopes:  # in source order: the last one holding the offset is the innermost
+            if d.start <= offset < d.end:
+                inner = d
+        return inner.symbol.qualified_name if inner is not None and inner.symbol else None
+
+    return extract_routes(
+        language, matches, path, spans, scope_of, (i.module for i in index.imports)
+    )
 
 
 def _node_text(node: Node) -> str:
