@@ -120,6 +120,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
         "code_search",
         "memory_anchor",
         "memory_unanchor",
+        "code_routes",
         "memory_retract",
         "memory_supersede",
         "memory_delete",

@@ -40,6 +40,7 @@ EXPECTED_HINTS = {
     "code_impact": (True, False, True),
     "code_why": (True, False, True),
     "code_search": (True, False, True),
+    "code_routes": (True, False, True),
 }
 
 

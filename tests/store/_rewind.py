@@ -1,4 +1,4 @@
-"""Undo migration 9 (the git history) on an open connection, for tests that start from an
+"""Undo migration 10 (the git history) on an open connection, for tests that start from an
 older schema. Drops what it added; the documents' CHECK keeps `commit` unless asked."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ NEW_CHECK = "CHECK (kind IN ('note', 'session', 'code', 'commit'))"
 OLD_CHECK = "CHECK (kind IN ('note', 'session', 'code'))"
 
 
-def undo_migration_9(conn: Any, *, check: bool = False) -> None:
+def undo_migration_10(conn: Any, *, check: bool = False) -> None:
     for trigger in ("document_files_session_ai", "document_files_session_au",
                     "chunks_ad_commit", "chunks_au_commit"):  # fmt: skip
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")

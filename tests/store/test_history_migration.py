@@ -1,4 +1,4 @@
-"""Migration 9 (the git history): from a schema-8 store, documents of kind commit, the
+"""Migration 10 (the git history): from a schema-9 store, documents of kind commit, the
 history tables, sessions linked to the files they edited; safe to apply again."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from nano_brain.store._sqlite import sqlite_module
 from nano_brain.store.history import CommitRows, HistoryStore
 from nano_brain.store.migrations import SCHEMA_VERSION
 
-from ._rewind import undo_migration_9
+from ._rewind import undo_migration_10
 
 
 def _brain(workspace: Path, db: Path) -> Brain:
@@ -33,10 +33,10 @@ def _seed(workspace: Path, db: Path) -> dict[str, str]:
     return {"note": note, "session": session}
 
 
-def _rewind_to_8(db: Path) -> None:
+def _rewind_to_9(db: Path) -> None:
     conn = sqlite_module().connect(str(db), isolation_level=None)
-    undo_migration_9(conn, check=True)
-    conn.execute("PRAGMA user_version = 8")
+    undo_migration_10(conn, check=True)
+    conn.execute("PRAGMA user_version = 9")
     conn.close()
 
 
@@ -49,10 +49,10 @@ def _commit(hash_: str) -> CommitRows:
     )  # fmt: skip
 
 
-def test_a_schema_8_store_takes_commits_and_links_its_sessions(workspace: Path) -> None:
-    db = workspace.parent / "v8.db"
+def test_a_schema_9_store_takes_commits_and_links_its_sessions(workspace: Path) -> None:
+    db = workspace.parent / "v9.db"
     seen = _seed(workspace, db)
-    _rewind_to_8(db)
+    _rewind_to_9(db)
     other = sqlite_module().connect(str(db), isolation_level=None)
     assert other.execute("SELECT count(*) FROM documents").fetchone()[0] == 2  # schema read
     with pytest.raises(sqlite_module().IntegrityError):
@@ -62,7 +62,7 @@ def test_a_schema_8_store_takes_commits_and_links_its_sessions(workspace: Path) 
             "'h', 0, 0)"
         )
     with _brain(workspace, db) as brain:
-        assert brain.store.schema_version() == SCHEMA_VERSION == 9
+        assert brain.store.schema_version() == SCHEMA_VERSION == 10
         assert brain.get(seen["note"]).content == "The cache is flushed on deploy."
         # the words index was made again on its view, with every note in it
         hits = brain.search(validate_request(query="cache flushed", mode="lexical"))
@@ -88,17 +88,17 @@ def test_a_schema_8_store_takes_commits_and_links_its_sessions(workspace: Path) 
     other.close()
 
 
-def test_migration_9_applied_again_doubles_nothing(workspace: Path) -> None:
+def test_migration_10_applied_again_doubles_nothing(workspace: Path) -> None:
     db = workspace.parent / "again.db"
     _seed(workspace, db)
     with _brain(workspace, db) as brain:
         files = brain.store._rows("SELECT count(*) FROM document_files")[0][0]
         schema = brain.store._rows("SELECT sql FROM sqlite_master WHERE name = 'documents'")
     conn = sqlite_module().connect(str(db), isolation_level=None)
-    conn.execute("PRAGMA user_version = 8")
+    conn.execute("PRAGMA user_version = 9")
     conn.close()
     with _brain(workspace, db) as brain:
-        assert brain.store.schema_version() == 9
+        assert brain.store.schema_version() == 10
         assert brain.store._rows("SELECT count(*) FROM document_files")[0][0] == files == 2
         assert brain.store._rows("SELECT sql FROM sqlite_master WHERE name = 'documents'") == schema
         assert schema[0][0].count("'commit'") == 1

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from lsprotocol import types as lsp
 
-from ..codeindex import Symbol
+from ..codeindex import Routes, Symbol
 from ..errors import NanoBrainError
 from ..filters import Filters
 from ..store.code import AnchorRecord
@@ -195,7 +195,8 @@ def hover(
     history = history_view(ctx.folder, targets[0], opts) if targets else None
     shown = notes or (history is not None and (history.commits or history.sessions))
     symbol = targets[0].split("::", 1)[-1] if targets and shown else None
-    text = hover_markdown(symbol, notes, related, history=history)
+    routes = routes_of(ctx.folder, targets[:1])
+    text = hover_markdown(symbol, notes, related, history=history, routes=routes)
     if text is None:
         return None
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
@@ -240,6 +241,18 @@ def why_link(qualified_name: str, root: Path) -> str:
     """A ``command:`` URI running ``nano-brain.why`` for the symbol (VS Code opens the view)."""
     args = json.dumps([{"symbol": qualified_name, "root": str(root)}], separators=(",", ":"))
     return f"command:nano-brain.why?{quote(args)}"
+
+
+def routes_of(folder: Folder, names: list[str]) -> list[str]:
+    """``METHOD /path`` of the routes these symbols handle (an indexed lookup)."""
+    if not names:
+        return []
+    try:
+        found = Routes(folder.reader).of_symbols(names)
+    except NanoBrainError as exc:
+        log.info("no routes for %s: %s", names[0], exc)
+        return []
+    return list(dict.fromkeys(r.label for r in found))
 
 
 def prefetch_queries(ctx: Context, limit: int = 100) -> list[str]:

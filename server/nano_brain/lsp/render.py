@@ -98,13 +98,18 @@ def hover_markdown(
     *,
     now: float | None = None,
     history: HistoryView | None = None,
+    routes: list[str] | None = None,
 ) -> str | None:
-    """The hover text, or None when there is nothing worth a hover box."""
+    """The hover text, or None when there is nothing worth a hover box; ``routes`` are the
+    HTTP routes (``GET /users/{id}``) the symbol handles."""
     has_history = history is not None and bool(history.commits or history.sessions)
-    if not notes and not related and not has_history:
+    if not notes and not related and not has_history and not routes:
         return None
     now = time.time() if now is None else now
     out: list[str] = []
+    if routes:
+        more = f" and {len(routes) - 5} more" if len(routes) > 5 else ""
+        out.append("**Routes** · " + ", ".join(f"`{r}`" for r in routes[:5]) + more)
     if notes:
         head = f"**nano-brain** · {len(notes)} note{'s' if len(notes) != 1 else ''}"
         out.append(head + (f" on `{symbol}`" if symbol else ""))

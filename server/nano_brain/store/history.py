@@ -1,5 +1,5 @@
 """All SQL of the git history: commit documents, the symbols and files they changed, renames,
-and the files harvested sessions edited (migration 9).
+and the files harvested sessions edited (migration 10).
 
 A commit is a document of kind ``commit`` in collection ``commits`` with ``source_path``
 ``git:<hash>``, inserted here in bulk (like the code index's symbol documents: thousands at a
@@ -135,7 +135,7 @@ class HistoryStore:
             f"?, ?, ?, ?, ?, ?, '{COMMIT_AUTHOR}')",
             docs,
         )
-        # Commit chunks (symbol = 2) have their own full-text index (migration 9): indexed
+        # Commit chunks (symbol = 2) have their own full-text index (migration 10): indexed
         # here, one statement per batch; notes' searches never score them.
         first_chunk = chunks[0][0] if chunks else 0
         self._many(

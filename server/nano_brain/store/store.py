@@ -15,8 +15,10 @@ from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
 from . import _file
 from ._sqlite import load_vec, sqlite_module
+from .consolidation import ConsolidationQueries
 from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .routes import RouteQueries
 from .vectors import VectorStore
 from .views import ViewQueries
 
@@ -44,7 +46,7 @@ _IN_FORCE_AT = "d.recorded_at <= ? AND d.valid_from <= ? AND (d.valid_to IS NULL
 # bm25 column weights: a title hit counts five times a body hit.
 BM25_WEIGHTS = (5.0, 1.0)
 LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
-#: Every full-text index: the two above, and the commits' own (migration 9).
+#: Every full-text index: the two above, and the commits' own (migration 10).
 FULLTEXT_TABLES = (*LEXICAL_TABLES, "commits_fts")
 
 
@@ -119,7 +121,7 @@ class Hit:
     score: float
 
 
-class Store(ViewQueries, HealthChecks, VectorStore):
+class Store(ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQueries):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
 
     A store this process may not write is opened read-only: reads work, writes raise
@@ -911,9 +913,9 @@ class Store(ViewQueries, HealthChecks, VectorStore):
         """
         if table not in FULLTEXT_TABLES:
             raise ValueError(table)
-        if table != "chunks_fts":  # commits have no trigram rows (migration 9)
+        if table != "chunks_fts":  # commits have no trigram rows (migration 10)
             return self._lexical_in(table, match, filters, limit, weights)
-        # words: commit chunks are in an index of their own (migration 9)
+        # words: commit chunks are in an index of their own (migration 10)
         kinds = filters.allowed_kinds()
         tables = [t for t, wanted in (("chunks_fts", any(k != "commit" for k in kinds)),
                                       ("commits_fts", "commit" in kinds)) if wanted]  # fmt: skip
@@ -1067,8 +1069,8 @@ class Store(ViewQueries, HealthChecks, VectorStore):
 
 #: Parts of a migration that depend on the store's state (the vector index exists once a
 #: model is recorded, typed by its dimension): run in the migration's transaction after its SQL.
-def _migrate_9(store: Store) -> None:
-    """Migration 9's steps that depend on the store's state (see migrations._V9)."""
+def _migrate_10(store: Store) -> None:
+    """Migration 10's steps that depend on the store's state (see migrations._V10)."""
     _allow_commit_kind(store)
     _words_without_commits(store)
 
@@ -1094,7 +1096,7 @@ def _words_without_commits(store: Store) -> None:
 
 
 def _allow_commit_kind(store: Store) -> None:
-    """Migration 9: documents of kind 'commit'. SQLite cannot alter a CHECK, and rebuilding
+    """Migration 10: documents of kind 'commit'. SQLite cannot alter a CHECK, and rebuilding
     `documents` would cascade into every table that references it; widening an IN list
     changes no stored row, which SQLite documents as a change the schema text may take
     directly (lang_altertable.html, "making other kinds of table schema changes"). The schema
@@ -1122,7 +1124,7 @@ def _allow_commit_kind(store: Store) -> None:
 _MIGRATION_STEPS: dict[int, Callable[[Store], None]] = {
     6: lambda store: None,  # superseded by 8, which rebuilds the k-NN indexes anyway
     8: Store._split_vector_spaces,
-    9: _migrate_9,
+    10: _migrate_10,
 }
 
 
