@@ -263,7 +263,7 @@ def history_state(brain: Brain) -> str:
     commits = HistoryStore(brain.store).commit_count()
     if commits:
         shallow = brain.store.meta_get(META_SHALLOW) == "1"
-        return f"{commits} commits indexed" + (
+        return f"{commits} commit{'s' if commits != 1 else ''} indexed" + (
             " (a shallow clone: older history is not there)" if shallow else ""
         )
     if not any((p / ".git").exists() for p in (brain.root, *brain.root.parents)):

@@ -112,6 +112,7 @@ def hover_markdown(
         out.append("**Routes** · " + ", ".join(f"`{r}`" for r in routes[:5]) + more)
     if notes:
         head = f"**nano-brain** · {len(notes)} note{'s' if len(notes) != 1 else ''}"
+        out += [""] if out else []  # its own paragraph below the routes
         out.append(head + (f" on `{symbol}`" if symbol else ""))
         for n in order_notes(notes):
             badges = ["decision"] if n.is_decision else []
@@ -127,6 +128,7 @@ def hover_markdown(
                 out.append(f"  > {n.snippet}")
     if history is not None and has_history:
         if not notes and symbol:
+            out += [""] if out else []
             out.append(f"**nano-brain** · `{symbol}`")
         if history.commits:
             out += ["", "**Changed by**"]  # a blank line ends the list above
