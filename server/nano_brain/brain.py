@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import logging
 import re
@@ -199,7 +200,7 @@ class Brain(VectorAccess):
                     row,
                     at=now,
                     actor=actor,
-                    prev_status=None if created else existing.status,
+                    prev_status=None if existing is None else existing.status,
                     new_status=row.status,
                     details={
                         "version": row.version,
@@ -411,7 +412,7 @@ class Brain(VectorAccess):
         rows = self.store.list_documents(filters or Filters(), limit=limit, offset=offset)
         return [Document.from_row(r, content=False) for r in rows]
 
-    def tags(self, filters: Filters | None = None) -> list[tuple[str, int]]:
+    def tags(self, filters: Filters | None = None) -> builtins.list[tuple[str, int]]:
         return self.store.tags(filters or Filters())
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -488,7 +489,7 @@ class Brain(VectorAccess):
         events = [AuditEntry.from_row(a) for a in self.store.audit_rows(uid=row.uid, limit=1000)]
         return History(id=row.uid, versions=versions, events=events)
 
-    def log(self, *, ref: str | None = None, limit: int = 50) -> list[AuditEntry]:
+    def log(self, *, ref: str | None = None, limit: int = 50) -> builtins.list[AuditEntry]:
         """The audit log, newest first (optionally for one document id)."""
         if limit < 1:
             raise InvalidInputError("limit must be >= 1")
@@ -502,7 +503,7 @@ class Brain(VectorAccess):
             cutoff, at=time.time(), actor=self.actor, details={"older_than": older_than}
         )
 
-    def enforce_storage_limit(self) -> list[Document]:
+    def enforce_storage_limit(self) -> builtins.list[Document]:
         """Evict documents until the store is under `storage.max_size` (if set)."""
         limit = self.config.storage.max_size_bytes()
         if limit is None or self.store.logical_size() <= limit:
@@ -638,7 +639,7 @@ class Brain(VectorAccess):
             raise InvalidInputError("content contains NUL bytes (binary data?)")
         return content
 
-    def _chunks(self, title: str, content: str) -> list[ChunkRow]:
+    def _chunks(self, title: str, content: str) -> builtins.list[ChunkRow]:
         cfg = self.config.chunking
         return [
             ChunkRow(c.seq, title, c.text, c.heading, c.start_line, c.end_line)

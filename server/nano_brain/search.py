@@ -382,7 +382,7 @@ class SearchPipeline:
             if self._decay.enabled:
                 decay_factor = (1 - self._decay.boost_weight) + self._decay.boost_weight * decay
             relevance = fused * (1 + cfg.recency_weight * recency) * decay_factor
-            explain = {
+            explain: dict[str, Any] = {
                 "ranks": dict(cand.ranks),
                 "leg_scores": dict(cand.raw),
                 **parts,
@@ -469,11 +469,11 @@ class SearchPipeline:
             by_id[doc_id] = item
             scored.append(item)
         for doc_id, (share, source, distance) in lent.items():
-            item = by_id.get(doc_id)
-            if item is None:
+            near = by_id.get(doc_id)
+            if near is None:
                 continue
-            item.score += share
-            item.explain["thread"] = {
+            near.score += share
+            near.explain["thread"] = {
                 "from": by_id[source].doc.uid,
                 "distance": distance,
                 "share": share,
@@ -485,7 +485,7 @@ class SearchPipeline:
         as_of = None if request.as_of is None else parse_instant(request.as_of)
         successors = {
             uid: self._store.find_current(uid, as_of=as_of)
-            for uid in {s.doc.superseded_by for s in scored} - {None}
+            for uid in {s.doc.superseded_by for s in scored if s.doc.superseded_by is not None}
         }
         out: list[SearchHit] = []
         for item in scored:

@@ -169,7 +169,9 @@ def sessions(
 def _session_times(doc: Document) -> dict[str, str | None]:
     """When the session happened (recorded by the harvester from the transcript) and when
     its summary was written; a session stored by hand has only its creation time."""
-    meta = doc.metadata.get("harvest") if isinstance(doc.metadata.get("harvest"), dict) else {}
+    meta = doc.metadata.get("harvest")
+    if not isinstance(meta, dict):
+        meta = {}
     started = meta.get("started") if isinstance(meta.get("started"), str) else None
     ended = meta.get("ended") if isinstance(meta.get("ended"), str) else None
     return {

@@ -140,7 +140,7 @@ class Changes:
 class _Ignores:
     """The ``.gitignore`` files in effect for one directory, deepest last."""
 
-    def __init__(self, specs: list[tuple[str, pathspec.PathSpec]]) -> None:
+    def __init__(self, specs: list[tuple[str, pathspec.GitIgnoreSpec]]) -> None:
         self.specs = specs
 
     def with_dir(self, rel_dir: str, abs_dir: str) -> _Ignores:
@@ -156,7 +156,7 @@ class _Ignores:
         return False
 
 
-def _read_ignore_file(path: str) -> pathspec.PathSpec | None:
+def _read_ignore_file(path: str) -> pathspec.GitIgnoreSpec | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
@@ -215,7 +215,7 @@ def _walk_dir(
     rel_dir: str,
     real_root: str,
     ignores: _Ignores,
-    excluded: pathspec.PathSpec,
+    excluded: pathspec.GitIgnoreSpec,
     skip_dirs: frozenset[str],
     max_bytes: int,
     use_gitignore: bool,
@@ -304,7 +304,7 @@ def _check_file(
     is_link: bool,
     real_root: str,
     ignores: _Ignores,
-    excluded: pathspec.PathSpec,
+    excluded: pathspec.GitIgnoreSpec,
     max_bytes: int,
     use_gitignore: bool,
     wanted: set[str] | None,

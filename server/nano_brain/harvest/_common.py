@@ -184,6 +184,12 @@ def cached_head(path: Path, what: str, read: Callable[[Path], T]) -> T:
 _LAST_INSTANT = 253402300799.0  # 9999-12-31T23:59:59Z, the last time `iso` can print
 
 
+def json_object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (a transcript's shape is not
+    trusted)."""
+    return value if isinstance(value, dict) else {}
+
+
 def str_or_none(value: Any) -> str | None:
     """`value` when it is a non-empty string (an id, a path), else None."""
     return value if isinstance(value, str) and value else None

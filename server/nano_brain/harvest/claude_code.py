@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    DEFAULT_LIMITS,
     JsonlReader,
-    ReadLimits,
     block_text,
     cached_head,
     classify_user_text,
@@ -33,7 +31,7 @@ from ._common import (
     str_or_none,
     strip_reminders,
 )
-from ._files import regular_files
+from ._files import DEFAULT_LIMITS, ReadLimits, regular_files
 from .model import Message, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.claude/projects")

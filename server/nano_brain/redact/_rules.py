@@ -75,8 +75,8 @@ def _pem(rule: Rule, match: re.Match[str]) -> Span | None:
     if end_line is not None and next_begin == -1:
         end = end_line.start()
     else:
-        body = _PEM_OPEN_BODY.match(text, start, start + _PEM_MAX)
-        end = body.end() if body else start
+        opened = _PEM_OPEN_BODY.match(text, start, start + _PEM_MAX)
+        end = opened.end() if opened else start
     while start < end and (text[start].isspace() or text.startswith("\\n", start)):
         start += 2 if text.startswith("\\n", start) else 1
     while end > start and (text[end - 1].isspace() or text[end - 2 : end] == "\\n"):
@@ -185,7 +185,9 @@ def _judge_keyword(rule: Rule, match: re.Match[str]) -> Span | None:
     if prose and verb and strength != "strong":  # "the api key is X": two words
         word = _PREV_WORD.search(text, max(0, key_start - 24), key_start)
         strength = key_strength(f"{word.group(1)}_{key}")[0] if word else None
-    if prose and (strength != "strong" or (not verb and not _bare_key(text, key_start, key))):
+    if strength is None or (
+        prose and (strength != "strong" or (not verb and not _bare_key(text, key_start, key)))
+    ):
         return None
     env = (
         not quoted
