@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..errors import InvalidInputError
-from ..filters import KINDS, STATUSES, Filters
+from ..filters import KINDS, STATUSES, Filters, Kind, Status
 from ._app import common_options, echo_lines, emit, load_workspace, main, open_brain
 
 _READ_BLOCK = 1 << 16
@@ -125,8 +125,8 @@ def list_cmd(
     offset: int,
     collection: tuple[str, ...],
     tags: tuple[str, ...],
-    kind: tuple[str, ...],
-    statuses: tuple[str, ...],
+    kind: tuple[Kind, ...],  # click.Choice passes only these
+    statuses: tuple[Status, ...],
     include_superseded: bool,
     workspace: Path | None,
     db: Path | None,

@@ -13,6 +13,8 @@ import os
 import sqlite3 as _stdlib_sqlite3
 from types import ModuleType
 
+from ..errors import StoreError
+
 log = logging.getLogger(__name__)
 
 
@@ -28,7 +30,8 @@ def sqlite_module() -> ModuleType:
     import sqlean  # packaged SQLite with extension loading
 
     log.debug("stdlib sqlite3 cannot load extensions; using sqlean %s", sqlean.sqlite_version)
-    return sqlean
+    module: ModuleType = sqlean  # sqlean ships no type information
+    return module
 
 
 @functools.cache
@@ -39,6 +42,13 @@ def _vec_path() -> str:
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("the sqlite-vec package is not installed")
     return os.path.join(list(spec.submodule_search_locations)[0], "vec0")
+
+
+def inserted_id(cursor: _stdlib_sqlite3.Cursor) -> int:
+    """The row id of the row an INSERT just made (set by sqlite3 and sqlean on every INSERT)."""
+    if cursor.lastrowid is None:
+        raise StoreError("the INSERT made no row")
+    return cursor.lastrowid
 
 
 def load_vec(conn: object) -> None:

@@ -25,7 +25,7 @@ from ..filters import Filters
 if TYPE_CHECKING:
     import numpy as np  # imported where vectors are read or written, not on every open
 
-    from .store import Store
+    from ._host import StoreHost as Store
 
 Space = Literal["text", "code"]
 SPACES: tuple[Space, ...] = ("text", "code")
