@@ -61,9 +61,7 @@ def _inside_marker(text: str, pos: int) -> bool:
     return close == -1 or close >= pos
 
 
-def _candidates(
-    rule: Rule, text: str, lowered: str | None
-) -> Generator[re.Match[str], int, None]:
+def _candidates(rule: Rule, text: str, lowered: str | None) -> Generator[re.Match[str], int, None]:
     """Matches of `rule` in `text`, the search resuming where `_apply` sends: after a
     replaced secret, or one character on from a rejected candidate (a secret inside it is
     still seen), or where the judge said."""

@@ -674,8 +674,7 @@ class Store(ViewQueries, HealthChecks, VectorStore):
             (self.workspace_id, *params, limit),
         )
         return [
-            AuditRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]))
-            for r in rows
+            AuditRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8])) for r in rows
         ]
 
     def prune_audit(
