@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import enum
 import hashlib
 import logging
 import re
@@ -40,7 +41,15 @@ from .timeutil import iso, parse_duration, parse_instant
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-_UNSET: Any = object()
+
+
+class _Unset(enum.Enum):
+    """A default that means "not given" where None is a value."""
+
+    UNSET = enum.auto()
+
+
+_UNSET = _Unset.UNSET
 
 
 class Brain(VectorAccess):
@@ -61,10 +70,10 @@ class Brain(VectorAccess):
         self.root = paths.workspace_root(root)
         if not self.root.is_dir():
             raise InvalidInputError(f"workspace {self.root} is not a directory")
-        loaded = config if isinstance(config, LoadedConfig) else None
         if config is None:
-            loaded = load_config(self.root)
-        self.config: Config = loaded.config if loaded else config  # type: ignore[assignment]
+            config = load_config(self.root)
+        loaded = config if isinstance(config, LoadedConfig) else None
+        self.config: Config = config.config if isinstance(config, LoadedConfig) else config
         self.config_warnings: list[str] = loaded.warnings if loaded else []
         self.workspace_id = paths.workspace_id(self.root)
         path = db_path or self.config.storage.db_path or paths.default_db_path(self.root)
@@ -545,7 +554,7 @@ class Brain(VectorAccess):
         *,
         at: float | None = None,
         actor: str | None = None,
-        prev_status: str | None | object = _UNSET,
+        prev_status: str | None | _Unset = _UNSET,
         new_status: str | None = None,
         details: dict[str, Any] | None = None,
     ) -> None:
@@ -556,7 +565,7 @@ class Brain(VectorAccess):
             action=action,
             uid=row.uid if row else None,
             title=row.title if row else None,
-            prev_status=(row.status if row else None) if prev_status is _UNSET else prev_status,  # type: ignore[arg-type]
+            prev_status=(row.status if row else None) if prev_status is _UNSET else prev_status,
             new_status=new_status,
             details=details,
         )

@@ -9,7 +9,7 @@ import click
 import yaml
 
 from .. import paths
-from ..config import load_config
+from ..config import LoadedConfig, load_config
 from ._app import echo_lines, emit, main
 
 
@@ -18,7 +18,7 @@ def config() -> None:
     """Show or check the effective configuration."""
 
 
-def _load(workspace: Path | None):  # type: ignore[no-untyped-def]
+def _load(workspace: Path | None) -> LoadedConfig:
     return load_config(paths.workspace_root(workspace))
 
 

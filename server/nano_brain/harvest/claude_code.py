@@ -54,8 +54,9 @@ def _cwd_of(path: Path, limits: ReadLimits) -> str | None:
 def _first(path: Path, key: str, max_lines: int, limits: ReadLimits) -> str | None:
     """The first string value of `key` in the first lines of a transcript."""
     for record in first_record(path, max_lines=max_lines, limits=limits):
-        if isinstance(record.get(key), str):
-            return record[key]  # type: ignore[no-any-return]
+        value = record.get(key)
+        if isinstance(value, str):
+            return value
     return None
 
 

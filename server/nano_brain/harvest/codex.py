@@ -34,7 +34,7 @@ from ._common import (
     str_or_none,
 )
 from ._files import DEFAULT_LIMITS, ReadLimits, decode_json, is_regular
-from .model import Message, Session, SessionSource, ToolCall, is_within
+from .model import Message, Role, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.codex/sessions")
 _TOOL_OUTPUT_LIMIT = 2000
@@ -132,7 +132,7 @@ class _Builder:
         self.model: str | None = None
         self.started: float | None = None
 
-    def _say(self, role: str, text: str, time: float | None) -> None:
+    def _say(self, role: Role, text: str, time: float | None) -> None:
         """Append a user/assistant message unless it repeats the one just added."""
         text = text.strip()
         if not text:
@@ -143,7 +143,7 @@ class _Builder:
         kind = classify_user_text(text) if role == "user" else ""
         if kind == "meta":
             return
-        self.messages.append(Message(role=role, text=text, time=time, kind=kind))  # type: ignore[arg-type]
+        self.messages.append(Message(role=role, text=text, time=time, kind=kind))
 
     def _holder(self, time: float | None) -> Message:
         """The assistant message a tool call belongs to (a new one after any user turn)."""

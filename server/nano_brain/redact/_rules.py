@@ -24,6 +24,8 @@ Verdict = Span | int | None
 """A span to replace; or, for a rejected candidate, None (search on from the next
 character) or where to search on from."""
 
+Judge = Callable[["Rule", re.Match[str]], Verdict]
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
@@ -31,7 +33,7 @@ class Rule:
     pattern: re.Pattern[str]
     needles: tuple[str, ...] = ()
     """Lower-case strings one of which the text must contain for the rule to run."""
-    judge: Callable[[Rule, re.Match[str]], Verdict] | None = None
+    judge: Judge | None = None
     """Decides a candidate; default: replace the `secret` group, or the whole match."""
     finder: re.Pattern[str] | None = None
     """For a case-insensitive pattern: a case-sensitive one run on the lower-cased text to
@@ -242,13 +244,15 @@ def _encoded(rule: Rule, match: re.Match[str]) -> Span | None:
     return (rule.kind, *match.span()) if counts else None
 
 
-def _token(  # type: ignore[no-untyped-def]
-    kind: str, pattern: str, *needles: str, judge=None, finder=None
+def _token(
+    kind: str, pattern: str, *needles: str, judge: Judge | None = None, finder: str | None = None
 ) -> Rule:
     return Rule(kind, re.compile(pattern), needles, judge, re.compile(finder) if finder else None)
 
 
-def _prefixed(kind: str, rest: str, *prefixes: str, glue: str = "", judge=None) -> list[Rule]:  # type: ignore[no-untyped-def]
+def _prefixed(
+    kind: str, rest: str, *prefixes: str, glue: str = "", judge: Judge | None = None
+) -> list[Rule]:
     """A rule per literal prefix: each searches for its own, longer literal (one pattern
     with alternatives after a common `gh` or `gl` stops at every `github` or `global`)."""
     return [

@@ -51,8 +51,8 @@ def inserted_id(cursor: _stdlib_sqlite3.Cursor) -> int:
     return cursor.lastrowid
 
 
-def load_vec(conn: object) -> None:
-    """Load the sqlite-vec extension into a connection."""
-    conn.enable_load_extension(True)  # type: ignore[attr-defined]
-    conn.load_extension(_vec_path())  # type: ignore[attr-defined]
-    conn.enable_load_extension(False)  # type: ignore[attr-defined]
+def load_vec(conn: _stdlib_sqlite3.Connection) -> None:
+    """Load the sqlite-vec extension into a connection (sqlite3's or sqlean's)."""
+    conn.enable_load_extension(True)
+    conn.load_extension(_vec_path())
+    conn.enable_load_extension(False)
