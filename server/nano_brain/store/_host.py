@@ -1,6 +1,6 @@
-"""What the mixins of `Store` (`vectors`, `views`, `health`) use of the store they are mixed
-into, as a Protocol: their methods take `self: StoreHost`, so each is checked against this
-and `Store` is checked against it wherever a mixin method is called on one.
+"""What the mixins of `Store` (`vectors`, `views`, `health`, `routes`, `consolidation`) use of
+the store they are mixed into, as a Protocol: their methods take `self: StoreHost`, so each is
+checked against this and `Store` is checked against it wherever a mixin method is called on one.
 
 The mixins' own methods that call each other through `self` are listed here too.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -33,6 +33,7 @@ class StoreHost(Protocol):
     def _check_usable(self) -> None: ...
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor: ...
+    def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
     def _predicate(self, filters: Filters) -> tuple[str, list[Any]]: ...
 
     # the mixins' own, called across methods
