@@ -137,6 +137,7 @@ async def start(
 
     @_on(client, lsp.PROGRESS)
     def progress(params: lsp.ProgressParams) -> None:
+        # lsprotocol types the value LSPAny (Any | None); it is a progress object or its dict
         kind = getattr(params.value, "kind", None) or params.value.get("kind")  # type: ignore[union-attr]
         session.progress.append((kind, params.value))
 

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 from ._common import (
@@ -179,7 +179,7 @@ class _JsonFiles:
             self.skipped[problem] += 1
             log.info("skipping OpenCode file %s: %s", path, problem)
             return None
-        return data  # type: ignore[no-any-return]
+        return cast("dict[str, Any]", data)  # a JSON object (checked above)
 
     def source(self) -> SourceInfo:
         return SourceInfo(
