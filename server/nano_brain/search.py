@@ -625,13 +625,14 @@ def _feedback_words(
     """Words frequent in the best matches and rare among all candidates (tf x local idf)."""
     seen_in: Counter[str] = Counter()
     for body in pool:
-        seen_in.update({w.lower() for w in _WORD.findall(body)})
+        seen_in.update(set(_WORD.findall(body.lower())))
+    skip = _STOPWORDS | query_terms
     counts: Counter[str] = Counter()
     for body in best:
         counts.update(
             w
-            for w in (x.lower() for x in _WORD.findall(body))
-            if len(w) > 2 and not w.isdigit() and w not in _STOPWORDS and w not in query_terms
+            for w in _WORD.findall(body.lower())
+            if len(w) > 2 and w not in skip and not w.isdigit()
         )
     total = len(pool) + 1
     ranked = sorted(counts, key=lambda w: (-counts[w] * math.log(total / seen_in[w]), w))
