@@ -96,6 +96,13 @@ class SearchRequest(BaseModel):
         description="hybrid only: also search the best matches' distinctive words and lend "
         "relevance to notes written next to a match (off for quick internal lookups)",
     )
+    depth: int | None = Field(
+        None,
+        ge=1,
+        le=2000,
+        description="candidates each leg brings to fusion (default: search.candidates for "
+        "words, 30 for meaning); quick lookups that show a few results need fewer",
+    )
 
     @field_validator("query")
     @classmethod
@@ -158,7 +165,8 @@ class SearchPipeline:
     def run(self, request: SearchRequest) -> SearchResponse:
         filters = request.filters()
         cfg = self._config
-        pool = max(cfg.candidates, request.limit)
+        pool = max(request.depth or cfg.candidates, request.limit)
+        vector_pool = max(request.limit, request.depth or _VECTOR_POOL)
         legs: dict[str, str] = {}
         fallback: list[str] = []
         ranked: dict[str, list[Hit]] = {}
@@ -166,7 +174,7 @@ class SearchPipeline:
         query = _code_query(request.query) if code_only else request.query
         weights = _CODE_BM25_WEIGHTS if code_only else BM25_WEIGHTS
         if request.mode in ("hybrid", "vector"):
-            for leg, status, hits in self._vector(query, filters, max(request.limit, _VECTOR_POOL)):
+            for leg, status, hits in self._vector(query, filters, vector_pool):
                 legs[leg] = status
                 if hits is not None:
                     ranked[leg] = hits
