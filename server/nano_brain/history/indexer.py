@@ -296,8 +296,8 @@ class HistoryIndexer:
             if change.status == "R" and change.old_path and change.new_path:
                 renames.append((change.old_path, change.new_path, "file"))
             before_lang, after_lang = _language(change.old_path), _language(change.new_path)
-            before = spans.get((change.old_blob, before_lang)) if change.old_blob else []
-            after = spans.get((change.new_blob, after_lang)) if change.new_blob else []
+            before = _side(spans, change.old_blob, before_lang)
+            after = _side(spans, change.new_blob, after_lang)
             if before is None or after is None or not (before_lang or after_lang):
                 continue  # not source code, or a side that could not be read
             found, renamed = changed_symbols(
@@ -331,6 +331,16 @@ class HistoryIndexer:
 
 def _language(path: str | None) -> str | None:
     return language_for_path(path) if path else None
+
+
+def _side(
+    spans: dict[tuple[str, str], list[Span] | None], blob: str | None, language: str | None
+) -> list[Span] | None:
+    """One side of a changed file: no symbols when the side does not exist (an added or a
+    deleted file), None when it was not parsed (not source code, or unreadable)."""
+    if not blob:
+        return []
+    return spans.get((blob, language)) if language else None
 
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied",

@@ -114,7 +114,13 @@ class HistoryStore:
             return 0
         doc_id = int(self._rows("SELECT coalesce(max(id), 0) + 1 FROM documents")[0][0])
         chunk_id = int(self._rows("SELECT coalesce(max(id), 0) + 1 FROM chunks")[0][0])
-        docs, chunks, tags, rows, changes, renames, files = [], [], [], [], [], [], []
+        docs: list[tuple[Any, ...]] = []
+        chunks: list[tuple[Any, ...]] = []
+        tags: list[tuple[int, str, str]] = []
+        rows: list[tuple[int, str, str, int, float]] = []
+        changes: list[tuple[str, int, str]] = []
+        renames: list[tuple[str, str, int, str]] = []
+        files: list[tuple[str, int]] = []
         for c in fresh:
             docs.append((doc_id, self.ws, c.uid, c.title, c.content, c.content_hash,
                          COMMIT_SOURCE_PREFIX + c.hash, json.dumps(c.metadata, sort_keys=True),
