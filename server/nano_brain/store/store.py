@@ -995,6 +995,28 @@ class Store(VectorStore):
                 total += candidate.stat().st_size
         return total
 
+    def integrity_errors(self) -> list[str]:
+        """What SQLite's integrity check and each full-text index's own check find wrong;
+        empty when the store is healthy. A diagnostic: it reports damage, it does not mark
+        the store damaged, and it runs on a store already marked so."""
+        sqlite = sqlite_module()
+        errors: list[str] = []
+        with self._lock:
+            try:
+                rows = self._db.execute("PRAGMA integrity_check").fetchall()
+                errors += [str(r[0]) for r in rows if r[0] != "ok"]
+            except sqlite.DatabaseError as exc:
+                errors.append(f"integrity_check: {exc}")
+            for table in LEXICAL_TABLES:
+                try:
+                    self._db.execute(
+                        f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)"
+                    )
+                except sqlite.DatabaseError as exc:
+                    if _file.primary_code(exc) != _file.READONLY:  # the check writes nothing
+                        errors.append(f"{table}: {exc}")
+        return errors
+
     def integrity_orphans(self) -> dict[str, int]:
         """Rows whose parent is gone (should always be zero); used by tests and `status`."""
         return {
