@@ -44,7 +44,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _note_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
-    if report.skipped and not hasattr(report, "wasxfail") and _ALLOW_SKIP not in report.keywords:
+    # a module skipped while collected has no keywords: it cannot be allowed, only fixed
+    allowed = _ALLOW_SKIP in getattr(report, "keywords", {})
+    if report.skipped and not hasattr(report, "wasxfail") and not allowed:
         _skipped.append(report.nodeid or "<collection>")
 
 
@@ -71,7 +73,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _skipped and not session.config.getoption("--allow-skips"):
-        if session.exitstatus == pytest.ExitCode.OK:
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
