@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from nano_brain import Brain
 from nano_brain.config import load_config
 from nano_brain.search import validate_request
@@ -170,6 +172,12 @@ def popen(*args: str) -> Iterator[subprocess.Popen[str]]:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+def announce(capsys: pytest.CaptureFixture[str], line: str) -> None:
+    """Print a suite's numbers past pytest's capture: CI's log keeps them for the record."""
+    with capsys.disabled():
+        print(f"\n{line}")
 
 
 def wait_until(predicate: Any, timeout: float, step: float = 0.02) -> bool:

@@ -28,6 +28,7 @@ from ..mcp.conftest import make_env, start_serve
 from .harness import (
     Ledger,
     Note,
+    announce,
     check_store,
     cli,
     generate_tree,
@@ -71,7 +72,7 @@ class Outcome:
 
 
 def test_sidecar_server_and_cli_write_and_search_one_workspace(
-    workspace: Path, tmp_path: Path
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     started = time.monotonic()
     rng = random.Random(SEED)
@@ -97,10 +98,11 @@ def test_sidecar_server_and_cli_write_and_search_one_workspace(
         assert status["by_kind"].get("note") == total, status["by_kind"]
         assert len({n.id for n in ledger.acked}) == total
     symbols = sum(map(len, expected_code.values()))
-    print(
-        f"\n[concurrency] {sum(outcome.ops.values())} operations ({outcome.ops}), "
+    announce(
+        capsys,
+        f"[concurrency] {sum(outcome.ops.values())} operations ({outcome.ops}), "
         f"{len(outcome.errors)} errors; {total} writes acknowledged, 0 lost, 0 duplicated; "
-        f"{symbols} symbols indexed meanwhile; {time.monotonic() - started:.0f} s"
+        f"{symbols} symbols indexed meanwhile; {time.monotonic() - started:.0f} s",
     )
 
 
