@@ -41,7 +41,9 @@ _OVERSAMPLE = 2
 # Pseudo-relevance feedback: words come from the best few lexical matches, and are weighed
 # against the top of every leg's candidates.
 _FEEDBACK_DOCS = 3
-_FEEDBACK_POOL = 50
+_FEEDBACK_POOL = 30
+# Thread context: how many of the best candidates lend relevance to their neighbours.
+_THREAD_LENDERS = 20
 
 # Code-only searches: a symbol's title holds its name's words and docstring summary (see
 # codeindex.parse.search_title), so it weighs less against the body than a note's title.
@@ -164,7 +166,8 @@ class SearchPipeline:
         if request.mode in ("hybrid", "lexical"):
             try:
                 hits, fallback = self._lexical(query, filters, pool, weights)
-                if hits and cfg.feedback_terms and not code_only and "trigram" not in fallback:
+                feedback = request.mode == "hybrid" and cfg.feedback_terms and not code_only
+                if hits and feedback and "trigram" not in fallback:
                     hits, used = self._feedback(query, hits, ranked, filters, pool, weights)
                     if used:
                         fallback.append("feedback")
@@ -294,7 +297,9 @@ class SearchPipeline:
         """
         store = self._store
         floor = self._config.vector_min_similarity
-        selective = filters.has_user_filters() and (
+        # kind, collection and time filters are exact inside the k-NN scan; only the others
+        # (tags, statuses, as-of) can starve it, and then a small filtered set is scanned
+        selective = _unpushed(filters) and (
             store.count_documents(filters, _EXACT_LIMIT + 1) <= _EXACT_LIMIT
         )
         if not selective:
@@ -409,7 +414,11 @@ class SearchPipeline:
         a neighbour that was no candidate joins the list with that share."""
         cfg = self._config
         by_id = {s.doc.id: s for s in scored}
-        links = self._store.thread_neighbours(list(by_id), filters, cfg.thread_window)
+        # the best candidates lend: a weak one's share could not lift anything into view
+        lenders = sorted(scored, key=lambda s: -s.score)[:_THREAD_LENDERS]
+        links = self._store.thread_neighbours(
+            [s.doc.id for s in lenders], filters, cfg.thread_window
+        )
         # per neighbour and distance, the best lender at that distance; the shares of the
         # distances add up (a reply two turns after a match and one before another gets both)
         best: dict[int, dict[int, tuple[float, int]]] = {}
@@ -583,6 +592,13 @@ def _code_query(query: str) -> str:
     """The query without words that only name a programming language (if others remain)."""
     kept = [w for w in query.split() if w.strip(".,;:!?()\"'").lower() not in _LANGUAGE_WORDS]
     return " ".join(kept) if kept else query
+
+
+def _unpushed(filters: Filters) -> bool:
+    """Whether filters restrict documents in ways the k-NN scan does not apply itself."""
+    return bool(
+        filters.tags or filters.statuses or filters.include_superseded or filters.as_of
+    )
 
 
 def _feedback_words(
