@@ -6,7 +6,6 @@ import hashlib
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -58,14 +57,17 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
     _note_skip(report)
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    if not _skipped or config.getoption("--allow-skips"):
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    skipped = list(dict.fromkeys(_skipped))
+    if not skipped or config.getoption("--allow-skips"):
         return
-    terminalreporter.write_sep("=", f"{len(_skipped)} skipped: the run fails", red=True)
-    for nodeid in dict.fromkeys(_skipped):
+    terminalreporter.write_sep("=", f"{len(skipped)} skipped: the run fails", red=True)
+    for nodeid in skipped:
         terminalreporter.write_line(f"SKIPPED {nodeid}")
     terminalreporter.write_line(
-        f"A skipped test tests nothing: install what it needs, mark it "
+        "A skipped test tests nothing: install what it needs, mark it "
         f"@pytest.mark.{_ALLOW_SKIP}(reason) if the skip is expected, or pass --allow-skips "
         "for a local run."
     )

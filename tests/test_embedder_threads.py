@@ -12,6 +12,7 @@ import numpy as np
 from nano_brain import Brain
 
 from .conftest import TinyEmbedder
+from .threads import run_together
 
 THREADS = 8
 
@@ -34,30 +35,11 @@ def _workers() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "nano-brain-embed" and t.is_alive()]
 
 
-def _together(work: object, n: int = THREADS) -> list[BaseException]:
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(n)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(30)
-            work(i)  # type: ignore[operator]
-        except BaseException as exc:  # reported by the caller
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    return errors
-
-
 def test_one_worker_however_many_threads_start_it(workspace: Path) -> None:
     with Brain(workspace, provider=TinyEmbedder()) as brain:
         before = len(_workers())
         for _ in range(20):
-            assert _together(lambda i: brain.embedder.start()) == []
+            run_together(lambda i: brain.embedder.start(), THREADS)
             assert len(_workers()) == before + 1
             brain.embedder.stop()
             assert len(_workers()) == before
@@ -75,7 +57,7 @@ def test_no_chunk_is_embedded_twice(workspace: Path) -> None:
                 else:
                     brain.write(f"thread {i} note {n}\n\n" + "words about things " * 40 * (n % 3))
 
-        assert _together(work) == []
+        run_together(work, THREADS)
         assert brain.embedder.wait_idle(timeout=60)
         status = brain.status()
         assert status["pending_embeddings"] == 0 and status["vectors"] == status["chunks"]

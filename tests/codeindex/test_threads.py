@@ -14,6 +14,7 @@ from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
 
 from ..faults.harness import generate_tree
+from ..threads import run_together
 
 THREADS = 6
 ROUNDS = 25
@@ -46,38 +47,24 @@ def test_threads_asking_one_code_index_get_their_own_answers(
     questions = _questions(index, names)
     alone = {label: ask() for label, ask in questions}
     assert any(alone[f"callers {n}"] for n in names)  # the questions have real answers
-    errors: list[BaseException] = []
-    stop = threading.Event()
-    barrier = threading.Barrier(THREADS + 1)
+    asking = [THREADS]
+    lock = threading.Lock()
 
-    def asker(n: int) -> None:
+    def ask(n: int) -> None:
         order = random.Random(n)
         try:
-            barrier.wait(30)
             for _ in range(ROUNDS):
-                label, ask = order.choice(questions)
-                assert ask() == alone[label], label
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+                label, question = order.choice(questions)
+                assert question() == alone[label], label
+        finally:
+            with lock:
+                asking[0] -= 1
 
-    def changer() -> None:  # writes and index runs that change none of the answers
-        try:
-            barrier.wait(30)
-            i = 0
-            while not stop.is_set():
-                tiny_brain.write(f"note {i} about the pipeline stages")
-                index.index()
-                i += 1
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+    def change() -> None:  # writes and index runs that change none of the answers
+        i = 0
+        while asking[0]:
+            tiny_brain.write(f"note {i} about the pipeline stages")
+            index.index()
+            i += 1
 
-    threads = [threading.Thread(target=asker, args=(n,)) for n in range(THREADS)]
-    other = threading.Thread(target=changer)
-    for t in [*threads, other]:
-        t.start()
-    for t in threads:
-        t.join(300)
-    stop.set()
-    other.join(120)
-    assert errors == []
-    assert not any(t.is_alive() for t in [*threads, other])
+    run_together(lambda i: ask(i) if i < THREADS else change(), THREADS + 1)

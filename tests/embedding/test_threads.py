@@ -10,7 +10,6 @@ another would change some result.
 from __future__ import annotations
 
 import random
-import threading
 from typing import Literal
 
 import numpy as np
@@ -18,6 +17,8 @@ import pytest
 
 from nano_brain.config import EmbeddingConfig
 from nano_brain.embedding import EmbeddingProvider, create_provider
+
+from ..threads import run_together
 
 THREADS = 6
 CALLS = 8
@@ -64,23 +65,12 @@ def test_threads_sharing_both_models_each_get_their_own_vectors(
     plans = [_plan(random.Random(n)) for n in range(THREADS)]
     expected = [[_run(models, call) for call in plan] for plan in plans]
     got: list[list[np.ndarray]] = [[] for _ in range(THREADS)]
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(THREADS)
 
     def work(n: int) -> None:
-        try:
-            barrier.wait(30)
-            for call in plans[n]:
-                got[n].append(_run(models, call))
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+        for call in plans[n]:
+            got[n].append(_run(models, call))
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(300)
-    assert errors == [] and not any(t.is_alive() for t in threads)
+    run_together(work, THREADS)
     for n in range(THREADS):
         for i, (want, have) in enumerate(zip(expected[n], got[n], strict=True)):
             assert have.shape == want.shape, (n, i)

@@ -79,8 +79,8 @@ class Ledger:
 class StoreReport:
     documents: int
     chunks: int
+    vectors: int
     pending: int
-    acked_found: int
     in_flight_found: int
 
 
@@ -125,8 +125,8 @@ def check_store(workspace: Path, ledger: Ledger) -> StoreReport:
         return StoreReport(
             status["documents"],
             status["chunks"],
+            status["vectors"],
             status["pending_embeddings"],
-            len(ledger.acked),
             found,
         )
 

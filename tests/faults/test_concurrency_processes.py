@@ -132,9 +132,9 @@ async def _all_at_once(
         await runner
         # the sidecar's first index pass ran alongside: it must have finished cleanly
         await session.indexed(timeout=OP_TIMEOUT)
-        counts = _plain(await session.status())["folders"][0]["counts"]
-        if counts["files"] != TREE_FILES:
-            outcome.failed("lsp", "index", f"indexed {counts['files']} files of {TREE_FILES}")
+        counts = (await session.status()).folders[0].counts
+        if counts.files != TREE_FILES:
+            outcome.failed("lsp", "index", f"indexed {counts.files} files of {TREE_FILES}")
         errors = [m.message for m in session.messages if m.type == lsp.MessageType.Error]
         errors += [m.message for m in session.logs if m.type == lsp.MessageType.Error]
         outcome.errors.extend(f"lsp said: {m}" for m in errors)
@@ -143,7 +143,7 @@ async def _all_at_once(
 
 
 async def _folder_open(session: Session) -> None:
-    while not _plain(await session.status())["folders"]:
+    while not (await session.status()).folders:
         await asyncio.sleep(0.1)
 
 
@@ -206,7 +206,7 @@ async def _lsp_search(session: Session, root: str, token: str) -> list[str]:
     found = await session.client.protocol.send_request_async(
         "nano-brain/search", {"root": root, "query": token, "limit": 5, "mode": "lexical"}
     )
-    return [hit["id"] for hit in _plain(found)["results"]]
+    return [hit.id for hit in found.results]  # pygls: a custom request's result as objects
 
 
 def _cli_loop(workspace: Path, notes: list[Note], outcome: Outcome, ledger: Ledger) -> None:
@@ -226,14 +226,3 @@ def _cli_loop(workspace: Path, notes: list[Note], outcome: Outcome, ledger: Ledg
         hybrid = cli("query", "--json", "-w", str(workspace), note.token, timeout=OP_TIMEOUT)
         if hybrid.returncode != 0:
             outcome.failed("cli", "query", hybrid.stderr.strip()[-500:])
-
-
-def _plain(value: Any) -> Any:
-    """pygls hands a custom request's result over as namedtuples: back to plain JSON."""
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value

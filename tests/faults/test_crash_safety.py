@@ -232,6 +232,35 @@ def run_round(body: Callable[[Client, Callable[[], None]], Any], *args: Any) -> 
     anyio.run(main)
 
 
+def kill_round(
+    body: Callable[[Client, Callable[[], None]], Any],
+    workspace: Path,
+    transport: str,
+    scratch: Path,
+    ledger: Ledger,
+    tally: Tally,
+) -> None:
+    """A server killed by ``body``, then the store checked and the kill counted."""
+    run_round(body, workspace, transport, scratch)
+    report = check_store(workspace, ledger)
+    tally.add(ledger, report.in_flight_found, report.pending)
+
+
+def caught_up(
+    workspace: Path,
+    tmp_path: Path,
+    ledger: Ledger,
+    tally: Tally,
+    capsys: pytest.CaptureFixture[str],
+    started: float,
+) -> None:
+    """`nano-brain mcp` starts again: nothing stays pending, every chunk has its vector."""
+    _catch_up(workspace, tmp_path / "catch-up")
+    report = check_store(workspace, ledger)
+    assert report.pending == 0 and report.vectors == report.chunks
+    tally.show(capsys, time.monotonic() - started)
+
+
 # -- the suites ----------------------------------------------------------------------------
 
 
@@ -254,13 +283,9 @@ def test_mcp_servers_killed_while_acknowledging_writes(
         body = partial(
             kill_while_writing, notes=note, ledger=ledger, acks_before=acks_before, delay=delay
         )
-        run_round(body, workspace, transport, scratch)
-        report = check_store(workspace, ledger)
-        tally.add(ledger, report.in_flight_found, report.pending)
+        kill_round(body, workspace, transport, scratch, ledger, tally)
     assert tally.kills == MCP_KILLS and len(ledger.acked) >= MCP_KILLS
-    _catch_up(workspace, tmp_path / "catch-up")
-    assert check_store(workspace, ledger).pending == 0
-    tally.show(capsys, time.monotonic() - started)
+    caught_up(workspace, tmp_path, ledger, tally, capsys, started)
 
 
 def test_mcp_servers_killed_while_embedding_a_big_note(
@@ -278,16 +303,10 @@ def test_mcp_servers_killed_while_embedding_a_big_note(
         delay = rng.uniform(0.05, 1.5)
 
         body = partial(kill_while_embedding, note=big, ledger=ledger, delay=delay)
-        run_round(body, workspace, transport, scratch)
-        report = check_store(workspace, ledger)
-        tally.add(ledger, report.in_flight_found, report.pending)
+        kill_round(body, workspace, transport, scratch, ledger, tally)
     # most kills must have landed while chunks were waiting for their vectors
     assert sum(1 for p in tally.pending_after_kill if p) >= EMBED_KILLS // 2
-    _catch_up(workspace, tmp_path / "catch-up")
-    assert check_store(workspace, ledger).pending == 0
-    with lexical_brain(workspace) as brain:
-        assert brain.status()["vectors"] == brain.status()["chunks"]
-    tally.show(capsys, time.monotonic() - started)
+    caught_up(workspace, tmp_path, ledger, tally, capsys, started)
 
 
 def test_cli_writers_killed_at_random_moments(
@@ -324,9 +343,7 @@ def test_cli_writers_killed_at_random_moments(
         report = check_store(workspace, ledger)
         tally.add(ledger, report.in_flight_found, report.pending)
     # what the killed writers left pending is embedded when `nano-brain mcp` starts
-    _catch_up(workspace, tmp_path / "catch-up")
-    assert check_store(workspace, ledger).pending == 0
-    tally.show(capsys, time.monotonic() - started)
+    caught_up(workspace, tmp_path, ledger, tally, capsys, started)
 
 
 def test_index_runs_killed_while_writing_and_embedding(
@@ -373,9 +390,7 @@ def test_index_runs_killed_while_writing_and_embedding(
                 titles = [hit.title for hit in brain.search(request).results]
                 assert any(name in t for t in titles), (path, name, titles)
         check_store(root, ledger)
-    _catch_up(root, tmp_path / "catch-up")
-    assert check_store(root, ledger).pending == 0
-    tally.show(capsys, time.monotonic() - started)
+    caught_up(root, tmp_path, ledger, tally, capsys, started)
 
 
 # -- helpers ---------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import asyncio
 import random
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from lsprotocol import types as lsp
@@ -20,30 +19,10 @@ from lsprotocol import types as lsp
 from nano_brain.lsp.cache import GenerationCache
 from nano_brain.lsp.related import RelatedLookups
 
+from ..threads import run_together
 from .conftest import start, stop
 
 THREADS = 8
-
-
-def _run_threads(work: Callable[[int], None], n: int = THREADS) -> list[BaseException]:
-    """Start ``work(i)`` on ``n`` threads at once; the exceptions they raised."""
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(n)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(30)
-            work(i)
-        except BaseException as exc:  # collected and reported by the caller
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not any(t.is_alive() for t in threads), "a thread is stuck"
-    return errors
 
 
 def test_generation_cache_never_answers_with_another_key_or_generation() -> None:
@@ -73,11 +52,10 @@ def test_generation_cache_never_answers_with_another_key_or_generation() -> None
                 assert value == (seen, key), (seen, key, value)
 
     try:
-        errors = _run_threads(work)
+        run_together(work, THREADS)
     finally:
         stop_bumping.set()
         bumper.join()
-    assert errors == []
     assert cache.hits + cache.misses == sum(gets)
     assert cache.hits > 0 and cache.misses > 0
 
@@ -111,11 +89,10 @@ def test_related_lookups_give_each_hover_its_own_results() -> None:
                 answered[i] += 1
 
     try:
-        errors = _run_threads(work)
+        run_together(work, THREADS)
         assert lookups.lookup("symbol 7", None) == ["about symbol 7"]
     finally:
         lookups.close()
-    assert errors == []
     # more hovers queue here than pygls's four threads can make wait: the oldest are dropped
     # by design (None), the others answered
     assert sum(answered) > THREADS * 10

@@ -4,12 +4,13 @@ call's result is about its own arguments, and every write lands once."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from nano_brain import Brain
 from nano_brain.embedding import EmbeddingProvider
 from nano_brain.mcp import load_registry
+
+from ..threads import run_together
 
 THREADS = 8
 WRITES = 8
@@ -19,9 +20,7 @@ def test_threads_calling_tools_on_one_brain_get_their_own_results(
     workspace: Path, real_provider: EmbeddingProvider
 ) -> None:
     registry = load_registry()
-    errors: list[BaseException] = []
     written: list[list[str]] = [[] for _ in range(THREADS)]
-    barrier = threading.Barrier(THREADS)
 
     def call(brain: Brain, tool: str, **arguments: object) -> dict[str, object]:
         result = registry.call(brain, tool, arguments)
@@ -33,31 +32,22 @@ def test_threads_calling_tools_on_one_brain_get_their_own_results(
         brain.embedder.start()
 
         def agent(n: int) -> None:
-            try:
-                barrier.wait(30)
-                for i in range(WRITES):
-                    token = f"agent{n}note{i}"
-                    content = f"Agent {n} decided {token}: retry the queue {i} times."
-                    doc = call(brain, "memory_write", content=content)["document"]
-                    assert isinstance(doc, dict)
-                    written[n].append(str(doc["id"]))
-                    got = call(brain, "memory_get", id=doc["id"])
-                    assert got["content"] == content
-                    found = call(brain, "memory_search", query=token, max_results=3)["results"]
-                    assert isinstance(found, list) and found[0]["id"] == doc["id"], token
-                    hybrid = call(brain, "memory_query", query=content, explain=True)
-                    assert isinstance(hybrid["results"], list) and hybrid["results"]
-                    assert all(hit["explain"] for hit in hybrid["results"])
-                    call(brain, "memory_status")
-            except BaseException as exc:  # reported below
-                errors.append(exc)
+            for i in range(WRITES):
+                token = f"agent{n}note{i}"
+                content = f"Agent {n} decided {token}: retry the queue {i} times."
+                doc = call(brain, "memory_write", content=content)["document"]
+                assert isinstance(doc, dict)
+                written[n].append(str(doc["id"]))
+                got = call(brain, "memory_get", id=doc["id"])
+                assert got["content"] == content
+                found = call(brain, "memory_search", query=token, max_results=3)["results"]
+                assert isinstance(found, list) and found[0]["id"] == doc["id"], token
+                hybrid = call(brain, "memory_query", query=content, explain=True)
+                assert isinstance(hybrid["results"], list) and hybrid["results"]
+                assert all(hit["explain"] for hit in hybrid["results"])
+                call(brain, "memory_status")
 
-        threads = [threading.Thread(target=agent, args=(n,)) for n in range(THREADS)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(300)
-        assert errors == [] and not any(t.is_alive() for t in threads)
+        run_together(agent, THREADS)
         assert brain.embedder.wait_idle(timeout=120)
         ids = [i for ids in written for i in ids]
         assert len(set(ids)) == THREADS * WRITES

@@ -16,6 +16,8 @@ from pathlib import Path
 from nano_brain.filters import Filters
 from nano_brain.store import ChunkRow, Store
 
+from ..threads import run_together
+
 WRITERS = 4
 READERS = 3
 WRITES = 30
@@ -45,43 +47,41 @@ def _write(store: Store, writer: int, n: int, chunks: int, doomed: bool) -> None
 
 def test_no_thread_sees_another_threads_transaction_half_done(tmp_path: Path) -> None:
     store = Store(tmp_path / "b.db", "ws1")
-    errors: list[BaseException] = []
-    done = threading.Event()
+    writing = [WRITERS]
     reads = [0] * READERS
 
-    def writer(w: int) -> None:
-        try:
-            for n in range(WRITES):
-                try:
-                    _write(store, w, n, chunks=1 + (w + n) % 5, doomed=n % 5 == 4)
-                except _Doomed:
-                    pass
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+    def write(w: int) -> None:
+        for n in range(WRITES):
+            try:
+                _write(store, w, n, chunks=1 + (w + n) % 5, doomed=n % 5 == 4)
+            except _Doomed:
+                pass
 
-    def reader(r: int) -> None:
-        try:
-            while not done.is_set():
-                for doc in store.list_documents(Filters(), limit=1000):
-                    assert doc.title.startswith("kept"), doc.title  # rolled back: never seen
-                    assert len(store.chunks_of(doc.id)) == doc.metadata["chunks"], doc.title
-                    assert doc.tags == [f"writer{doc.title.split()[1].split('-')[0]}"]
-                reads[r] += 1
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+    def read(r: int) -> None:
+        while True:
+            last = writing[0] == 0  # then this pass sees every write
+            for doc in store.list_documents(Filters(), limit=1000):
+                assert doc.title.startswith("kept"), doc.title  # rolled back: never seen
+                assert len(store.chunks_of(doc.id)) == doc.metadata["chunks"], doc.title
+                assert doc.tags == [f"writer{doc.title.split()[1].split('-')[0]}"]
+            reads[r] += 1
+            if last:
+                return
 
-    writers = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
-    readers = [threading.Thread(target=reader, args=(r,)) for r in range(READERS)]
-    for t in writers + readers:
-        t.start()
-    for t in writers:
-        t.join(300)
-    done.set()
-    for t in readers:
-        t.join(60)
+    def work(i: int) -> None:
+        if i >= WRITERS:
+            read(i - WRITERS)
+            return
+        try:
+            write(i)
+        finally:
+            with lock:
+                writing[0] -= 1
+
+    lock = threading.Lock()
     try:
-        assert errors == []
-        assert all(reads)
+        run_together(work, WRITERS + READERS)
+        assert min(reads) > 1
         kept = store.list_documents(Filters(), limit=1000)
         assert len(kept) == WRITERS * (WRITES - WRITES // 5)
         assert store.integrity_errors() == []
