@@ -94,19 +94,17 @@ def test_user_provides_no_tags(tiny_brain: Brain) -> None:
     assert doc.tags == ["auto:debugging-insight"]
 
 
+# The scenarios' time limits (5 ms for 5 KB, 50 ms for 100 KB) are measured by
+# benchmarks/bench_categorize.py: tests assert behaviour, never time.
 def test_small_document_categorization() -> None:
     text = ("Notes on the deploy pipeline and the bug we fixed. " * 120)[: 5 * 1024]
-    start = time.perf_counter()
     tags = categorize(text)
-    assert (time.perf_counter() - start) < 0.005
     assert "auto:workflow" in tags and "auto:debugging-insight" in tags
 
 
 def test_large_document_categorization() -> None:
     text = ("Plain words about lunch and weather, nothing else at all here. " * 1700)[: 100 * 1024]
-    start = time.perf_counter()
     assert categorize(text) == []
-    assert (time.perf_counter() - start) < 0.050
 
 
 # -- memory-relevance-decay -----------------------------------------------------------------

@@ -30,6 +30,7 @@ from .models import (
     WakeUpItem,
     WriteResult,
 )
+from .redact import redact_text
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, Store
 from .store.code import FULLTEXT_PENDING_KEY
@@ -133,6 +134,8 @@ class Brain(VectorAccess):
         overrides who the audit log names (a shared sidecar Brain writing for the harvester).
         """
         content = self._check_content(content)
+        if self.config.redact.enabled:  # before hashing: the hash is of what is stored
+            content, title = redact_text(content), redact_text(title) if title else title
         user_tags = fields.clean_tags(tags)
         collection = fields.check_collection(collection)
         if kind not in KINDS:
@@ -141,7 +144,7 @@ class Brain(VectorAccess):
         source_path = fields.check_source_path(source_path)
         given_title = fields.clean_title(title) or ""
         title = given_title or _title_of(content)
-        all_tags = list(dict.fromkeys([*user_tags, *categorize(content)]))
+        all_tags = list(dict.fromkeys([*user_tags, *categorize(content, kind)]))
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
         now = time.time()
         created = updated = False

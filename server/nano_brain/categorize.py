@@ -51,8 +51,18 @@ for _category, _words in _RULES.items():
                 _SINGLE.setdefault(_form, set()).add(_category)
 
 
-def categorize(content: str) -> list[str]:
+# Kinds that get no `auto:` tags. A session summary holds a whole conversation, which hits
+# every category's keywords: seven tags that say nothing, on every result line, and
+# `auto:architecture-decision` made every session count as a decision (kept from eviction,
+# shown as one in the editor). Sessions are told apart by their own tags instead:
+# `agent:<name>` and `ticket:<ID>`.
+UNCATEGORIZED_KINDS = frozenset({"session"})
+
+
+def categorize(content: str, kind: str = "note") -> list[str]:
     """The `auto:` tags whose keywords occur in `content`, in a fixed category order."""
+    if kind in UNCATEGORIZED_KINDS:
+        return []
     lower = content.lower()
     found: set[str] = set()
     for word in set(_WORD.findall(lower)):

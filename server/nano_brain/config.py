@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+import reprlib
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import paths
 from .errors import NanoBrainError
-from .harvest.config import HarvestConfig
 from .timeutil import parse_duration
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,12 @@ class ReviewConfig(_Section):
     """Notes written by agents (MCP) or harvested start `unreviewed` until a person confirms."""
 
 
+class RedactConfig(_Section):
+    enabled: bool = True
+    """Replace credentials in every note with `[REDACTED:<kind>]` before it is stored
+    (harvested transcripts are redacted whatever this says)."""
+
+
 class EmbeddingConfig(_Section):
     provider: Literal["local", "ollama", "openai", "none"] = "local"
     model: str | None = None
@@ -119,6 +126,16 @@ class FusionConfig(_Section):
     vector_weight: float = Field(1.0, ge=0)
 
 
+class CodeFusionConfig(FusionConfig):
+    """Fusion for code-only searches, tuned on CoSQA dev for the default code model
+    (all-MiniLM-L6): its vectors find code far better than words do, so the lexical leg
+    mostly breaks ties (MRR 0.52 where equal weights give 0.48)."""
+
+    rrf_k: int = Field(5, gt=0)
+    lexical_weight: float = Field(0.3, ge=0)
+    vector_weight: float = Field(1.0, ge=0)
+
+
 class SearchConfig(_Section):
     rrf_k: int = Field(10, gt=0)
     lexical_weight: float = Field(1.5, ge=0)
@@ -129,9 +146,8 @@ class SearchConfig(_Section):
     candidates: int = Field(50, gt=0, le=2000)
     """Candidates each leg contributes to fusion."""
 
-    code_fusion: FusionConfig = Field(default_factory=FusionConfig)
-    """Fusion for code-only queries (kind=code), tuned on CoSQA for the default model (with
-    all-MiniLM-L6, whose code vectors are much better, lexical 0.3 / rrf_k 5 is best)."""
+    code_fusion: CodeFusionConfig = Field(default_factory=lambda: CodeFusionConfig())
+    """Fusion for code-only queries (kind=code)."""
     usage_boost_weight: float = Field(0.15, ge=0)
     """Phase-1 usage boost in hybrid search; 0 disables it (access is still tracked)."""
     track_access: bool = True
@@ -164,6 +180,83 @@ class SearchConfig(_Section):
         return _positive_duration(value)
 
 
+# -- harvest ---------------------------------------------------------------------------------
+# The `harvest:` section lives here, not in the harvest package, so that loading the config
+# never imports the parsers and the harvest package can import this module freely.
+
+AgentName = Literal["claude-code", "codex", "pi", "opencode", "gemini"]
+AGENTS: tuple[AgentName, ...] = ("claude-code", "codex", "pi", "opencode", "gemini")
+DEFAULT_TICKET_PATTERN = r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b"
+
+
+class LocationsConfig(_Section):
+    """Base folder per agent; None means the agent's default below the home folder."""
+
+    claude_code: Path | None = None
+    codex: Path | None = None
+    pi: Path | None = None
+    opencode: Path | None = None
+    gemini: Path | None = None
+
+
+class SummarizerConfig(_Section):
+    """Who writes the summary: the deterministic digest, or an OpenAI-compatible endpoint."""
+
+    provider: Literal["digest", "openai"] = "digest"
+    base_url: str | None = None
+    """Endpoint root, e.g. `https://api.openai.com/v1` or a local llama.cpp/Ollama server."""
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    """Name of the environment variable holding the key (never the key itself)."""
+    timeout_s: float = Field(60.0, gt=0)
+    max_input_chars: int = Field(24_000, ge=1000, le=1_000_000)
+    """How much of the (redacted) digest and conversation is sent to the endpoint."""
+    retry_after_s: float = Field(300.0, ge=0)
+    """After a failed summary, wait this long before calling the endpoint again."""
+
+
+class HarvestConfig(_Section):
+    agents: list[AgentName] = Field(default_factory=lambda: list(AGENTS))
+    """Agents whose transcripts are harvested."""
+    locations: LocationsConfig = Field(default_factory=LocationsConfig)
+    summarizer: SummarizerConfig = Field(default_factory=SummarizerConfig)
+    debounce_s: float = Field(2.0, ge=0, le=3600)
+    """Watch mode: wait for this much quiet after a file event before harvesting."""
+    settle_s: float = Field(30.0, ge=0, le=86_400)
+    """Watch mode: a transcript modified less than this long ago is still being written."""
+    rescan_s: float = Field(300.0, gt=0, le=86_400)
+    """Watch mode: full rescan period, to catch events the watcher missed."""
+    max_conversation_chars: int = Field(100_000, ge=0, le=10_000_000)
+    """Conversation text kept for search per session (head and tail when longer)."""
+    ticket_patterns: list[str] = Field(default_factory=lambda: [DEFAULT_TICKET_PATTERN])
+    """Regexes that find ticket ids in a session's git branch; each becomes `ticket:<ID>`."""
+    max_line_bytes: int = Field(32 * 1024**2, ge=1024, le=1024**3)
+    """Longest transcript record read (a JSONL line, or a whole JSON session file); a longer
+    one is skipped and counted, never loaded."""
+    max_file_bytes: int = Field(1024**3, ge=1024, le=64 * 1024**3)
+    """Most bytes read from one transcript file; the rest is skipped and counted."""
+
+    @field_validator("max_line_bytes", "max_file_bytes", mode="before")
+    @classmethod
+    def _size(cls, value: Any) -> Any:
+        return parse_size(value) if isinstance(value, str) else value
+
+    @field_validator("ticket_patterns")
+    @classmethod
+    def _regexes(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
+        return value
+
+    @field_validator("agents")
+    @classmethod
+    def _unique(cls, value: list[AgentName]) -> list[AgentName]:
+        return list(dict.fromkeys(value))
+
+
 class ChunkingConfig(_Section):
     max_chars: int = Field(1200, ge=200, le=100_000)
     overlap_chars: int = Field(150, ge=0, le=10_000)
@@ -187,6 +280,7 @@ class Config(_Section):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     decay: DecayConfig = Field(default_factory=DecayConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
+    redact: RedactConfig = Field(default_factory=RedactConfig)
 
 
 class LoadedConfig(BaseModel):
@@ -224,13 +318,70 @@ def load_config(
     return LoadedConfig(config=config, warnings=warnings, sources=sources)
 
 
-def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any] | None:
-    if not path.is_file():
-        return None
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A config file is read only up to this size; a larger one is ignored with a warning."""
+_MAX_CONFIG_DEPTH = 64
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """YAML's safe loader, bounded: no aliases, no nesting beyond `_MAX_CONFIG_DEPTH`.
+
+    A handful of aliases can stand for billions of nodes ("billion laughs"; merge keys even
+    expand them while loading), and every deep level costs interpreter stack; a config file
+    needs neither.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "aliases are not allowed here", mark)
+        self._depth += 1
+        try:
+            if self._depth > _MAX_CONFIG_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, "nested too deep", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _read_bounded(path: Path) -> bytes | None:
+    """The bytes of a regular file of at most MAX_CONFIG_BYTES; None when there is none.
+
+    Raises OSError (with a reason) for anything else: a FIFO, a device, a huge file.
+    Opened without blocking, and checked again after opening, so a FIFO swapped in
+    between cannot hang the load.
+    """
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        warnings.append(f"{path}: cannot be read ({exc.__class__.__name__}); ignored")
+        before = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISDIR(before.st_mode):
+        return None
+    if not stat.S_ISREG(before.st_mode):
+        raise OSError("not a regular file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        data = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise OSError(f"larger than {MAX_CONFIG_BYTES} bytes")
+    return data
+
+
+def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any] | None:
+    try:
+        raw = _read_bounded(path)
+        if raw is None:
+            return None
+        data = yaml.load(raw.decode("utf-8"), Loader=_ConfigLoader)
+    except Exception as exc:  # whatever the file holds, loading the config goes on
+        warnings.append(f"{path}: cannot be read ({_why(exc)}); ignored")
         return None
     if data is None:
         return {}
@@ -238,6 +389,18 @@ def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any] | None:
         warnings.append(f"{path}: top level must be a mapping; ignored")
         return None
     return data
+
+
+def _why(exc: Exception) -> str:
+    """`ScannerError: mapping values are not allowed here (line 3)`: one line, bounded."""
+    detail = ""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
+        mark = exc.problem_mark
+        detail = exc.problem + (f" (line {mark.line + 1})" if mark is not None else "")
+    elif isinstance(exc, OSError):
+        detail = exc.strerror or (str(exc.args[0]) if exc.args else "")
+    name = exc.__class__.__name__
+    return f"{name}: {detail[:200]}" if detail else name
 
 
 def _from_env(environ: Any) -> dict[str, Any]:
@@ -265,12 +428,16 @@ def validate_leniently(model: type[BaseModel], data: Any, where: str, warnings: 
     and editors' initializationOptions.
     """
     if not isinstance(data, dict):
-        warnings.append(f"{where or 'config'}: expected a mapping, got {data!r}; using defaults")
+        warnings.append(
+            f"{where or 'config'}: expected a mapping, got {_brief(data)}; using defaults"
+        )
         return model()
     clean: dict[str, Any] = {}
     aliases = {f.alias: n for n, f in model.model_fields.items() if f.alias}
     for raw_key, value in data.items():
-        name = f"{where}.{raw_key}" if where else str(raw_key)
+        name = (
+            f"{where}.{_brief(raw_key, quoted=False)}" if where else _brief(raw_key, quoted=False)
+        )
         key = aliases.get(str(raw_key), str(raw_key))
         field = model.model_fields.get(key)
         if field is None:
@@ -283,12 +450,29 @@ def validate_leniently(model: type[BaseModel], data: Any, where: str, warnings: 
         probe = model.model_construct()
         try:
             model.__pydantic_validator__.validate_assignment(probe, key, value)
-        except ValidationError as exc:
-            reason = exc.errors()[0]["msg"]
+        except (ValidationError, ValueError, TypeError, RecursionError) as exc:
+            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            reason = " ".join(str(reason).split())  # one line, whatever the message held
             default = field.get_default(call_default_factory=True)
             warnings.append(
-                f"{name}: invalid value {value!r} ({reason}); using default {default!r}"
+                f"{name}: invalid value {_brief(value)} ({reason[:200]}); using default {default!r}"
             )
             continue
         clean[key] = getattr(probe, key)
-    return model.model_validate(clean)
+    try:
+        return model.model_validate(clean)
+    except ValidationError as exc:  # each value passed alone; never expected, never fatal
+        warnings.append(f"{where or 'config'}: {exc.errors()[0]['msg']}; using defaults")
+        return model()
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlevel = 3
+
+
+def _brief(value: Any, *, quoted: bool = True) -> str:
+    """A value for a warning: bounded, however long or deep what the user wrote is."""
+    if not quoted and isinstance(value, str) and value.isprintable() and len(value) <= 80:
+        return value  # a key as the user typed it; anything odd is shown quoted
+    return _REPR.repr(value)

@@ -109,3 +109,39 @@ def test_watch_prints_a_json_report_per_change(
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_watch_progress_reaches_a_stderr_that_is_not_a_terminal(
+    env: dict[str, str], home: HarvestLocations, workspace: Path
+) -> None:
+    home.claude_projects.mkdir(parents=True)
+    assert EXE
+    proc = subprocess.Popen(
+        [EXE, "watch", "--workspace", str(workspace), "--settle", "30", "--debounce", "0.2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,  # a pipe: no terminal
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stderr is not None
+        selector = selectors.DefaultSelector()
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        seen: list[str] = []
+
+        def until(text: str) -> None:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not any(text in line for line in seen):
+                if selector.select(timeout=1):
+                    seen.append(proc.stderr.readline())  # type: ignore[union-attr]
+
+        until("INFO nano_brain.harvest: watching ")  # the watcher is up
+        _layout.claude(home, workspace)  # a session just written: it must settle first
+        until("waiting for")
+        waiting = [line for line in seen if "waiting for" in line]
+        assert waiting, seen
+        assert "1 session still being written to be quiet for 30s" in waiting[0]
+        assert "4c2ddfdc-b619-4525-8d03-1950fb1b0257" in waiting[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -51,7 +51,10 @@ def test_workspace_file_invalid_values_warn_and_fall_back(workspace: Path) -> No
     assert config.debounce_s == HarvestConfig().debounce_s
     assert config.ticket_patterns == [DEFAULT_TICKET_PATTERN]
     assert config.locations.codex == Path("~/elsewhere/codex")
-    assert config.locations.resolve().codex_sessions == Path.home() / "elsewhere" / "codex"
+    assert (
+        HarvestLocations.from_config(config.locations).codex_sessions
+        == Path.home() / "elsewhere" / "codex"
+    )
     assert config.summarizer.provider == "openai" and config.summarizer.model == "qwen"
     assert config.summarizer.timeout_s == 60.0
     text = "\n".join(warnings)

@@ -365,3 +365,18 @@ def test_long_conversations_are_clipped_to_fit_the_store(
     assert len(content.encode()) <= 30_000
     assert "characters omitted" in content
     assert "## Goal\n\nread packages/coding-agent/docs/theme.md in full" in content
+
+
+def test_sessions_get_no_auto_category_tags(
+    hbrain: Brain, home: HarvestLocations, workspace: Path
+) -> None:
+    """A whole conversation matches every category's keywords; a note still gets its own."""
+    _layout.claude(home, workspace)
+    _layout.codex(home, workspace)
+    report = _harvester(hbrain, home).run_once()
+    for item in report.items:
+        doc = hbrain.get(f"#{item.doc_id}")
+        assert sorted(doc.tags) == ["agent:" + item.agent, "session"], doc.tags
+        note = hbrain.write(doc.content or "", title="the same text, as a note")
+        assert any(tag.startswith("auto:") for tag in note.document.tags)
+    assert hbrain.list(Filters(tags=("auto:architecture-decision",), kinds=("session",))) == []

@@ -23,6 +23,7 @@ def test_public_names() -> None:
         "Harvester",
         "Message",
         "OpenAISummarizer",
+        "ReadLimits",
         "Redaction",
         "Session",
         "SessionSource",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -83,3 +84,22 @@ def test_watch_holds_back_a_session_until_it_settles(
     assert settling.items[0].due_in_s is not None
     watching.until(lambda r: r.counts().get("added"), "after settling")
     assert time.monotonic() - started >= 0.6
+
+
+def test_watch_says_what_it_waits_for(
+    watching: Watching,
+    home: HarvestLocations,
+    workspace: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.INFO, logger="nano_brain.harvest"):
+        watching.thread.start()
+        watching.until(lambda r: True, "at start")
+        _layout.claude(home, workspace)
+        watching.until(lambda r: r.counts().get("added"), "after settling")
+    lines = [r.getMessage() for r in caplog.records]
+    waits = [line for line in lines if line.startswith("waiting for")]
+    assert len(waits) == 1, lines  # said once, not on every tick while it waits
+    assert waits[0].startswith("waiting for 1 session still being written to be quiet for 0.6s")
+    assert waits[0].endswith("claude-code 4c2ddfdc-b619-4525-8d03-1950fb1b0257")
+    assert any(line.startswith("watching ") and "settle 0.6s" in line for line in lines)

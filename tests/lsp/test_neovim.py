@@ -205,6 +205,7 @@ def test_checkhealth_reports_server_version_store_and_model(project: Path, tmp_p
         assert f"version {__version__}" in report, report
         assert store in report, report  # the store of the file's workspace, not of the cwd
         assert model in report, report
+        assert "integrity_check: ok" in report and "sqlite-vec" in report, report  # doctor
     assert "attached" in result["attached"] and "client id" in result["attached"]
     assert "indexed: 2 files, 4 symbols" in result["attached"], result["attached"]
     assert "watching changes: server" in result["attached"]  # Neovim on Linux: no client watchers

@@ -11,7 +11,9 @@
 //   5. checks that `nano-brain query` finds the new note, and that the hover on the symbol
 //      now shows it (it is anchored there);
 //   6. clicks the "1 note" CodeLens above the symbol, finds the note in the QuickPick, picks it
-//      and sees it open in the read-only document (screenshot: artifacts/lens-notes.png).
+//      and sees it open in the read-only document (screenshot: artifacts/lens-notes.png);
+//   7. runs "nano-brain: Open Memory" and searches the memory page in its webview for the
+//      seeded decision (screenshot: artifacts/memory-webview.png).
 //
 // Needs: `npm run package` done (nano-brain.vsix), code-server from
 // scripts/install-code-server.sh (or CODE_SERVER=/path/to/code-server), /usr/bin/chromium
@@ -283,6 +285,19 @@ try {
       .first()
       .waitFor({ timeout: 20_000 });
     step("the note is open");
+
+    step("running nano-brain: Open Memory");
+    await palette("nano-brain: Open Memory");
+    // a webview is an iframe in an iframe: VS Code's host frame, then the page's own
+    const memory = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    await memory.locator("#search-form").waitFor({ timeout: 90_000 });
+    await memory.locator("#query").fill("apply_discount rounds");
+    await memory.locator("#search-form button[type=submit]").click();
+    await memory.locator("#results[data-state=ready]").waitFor({ timeout: 60_000 });
+    const titles = await memory.locator("#results li.hit .doc-link").allInnerTexts();
+    if (!titles.includes(SEEDED)) fail(`the memory page's search did not find "${SEEDED}": ${JSON.stringify(titles)}`);
+    await page.screenshot({ path: join(artifacts, "memory-webview.png") });
+    step(`the memory page in the webview found "${SEEDED}" (${titles.length} results)`);
   }
   console.log("e2e: 1 passed, 0 failed");
 } catch (error) {

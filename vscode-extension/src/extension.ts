@@ -5,6 +5,7 @@ import { CommandRouter } from "./commandRouter";
 import { COMMANDS, registerCommands } from "./commands";
 import { MemoryDocuments } from "./documents";
 import { createLog } from "./log";
+import { MemoryPanels } from "./memoryPanel";
 import { onInterpreterChange } from "./python";
 import { ServerManager } from "./servers";
 import { StatusBar } from "./statusBar";
@@ -19,8 +20,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const servers = manager;
   const documents = new MemoryDocuments((folder) => servers.forUri(vscode.Uri.parse(folder))?.command);
 
-  context.subscriptions.push(log, status, router, documents, { dispose: () => void servers.dispose() });
-  context.subscriptions.push(...registerCommands({ manager: servers, router, documents, status, log }));
+  const memory = new MemoryPanels(log);
+
+  context.subscriptions.push(log, status, router, documents, memory, { dispose: () => void servers.dispose() });
+  context.subscriptions.push(...registerCommands({ manager: servers, router, documents, memory, status, log }));
 
   const interpreter = await onInterpreterChange(() => void servers.restartAll("Python interpreter changed"));
   if (interpreter !== undefined) context.subscriptions.push(interpreter);

@@ -65,7 +65,10 @@ export class ServerManager implements vscode.Disposable {
     const server = new FolderServer(folder, this.log, {
       state: (s, state) => {
         this.status.setState(key, state);
-        if (state === "running") this.status.refreshCounts(s.folder, s.command);
+        if (state === "running") {
+          this.status.refreshCounts(s.folder, s.command);
+          void this.status.refreshHealth(s.folder, s.command);
+        }
       },
       progress: (s, token, value) => {
         this.status.progress(key, token, value);

@@ -3,7 +3,7 @@
 import * as vscode from "vscode";
 import { cliCommand, type ServerCommand } from "./core/discovery";
 import { parseJsonOutput, run } from "./core/exec";
-import { type ServerState, StatusModel, type WorkDoneValue, countsFromStatus } from "./core/status";
+import { type ServerState, StatusModel, type WorkDoneValue, countsFromStatus, healthFromDoctor } from "./core/status";
 import { errorText } from "./log";
 
 const COUNT_DEBOUNCE_MS = 500;
@@ -51,6 +51,23 @@ export class StatusBar implements vscode.Disposable {
         void this.readCounts(folder, key, server);
       }, COUNT_DEBOUNCE_MS),
     );
+  }
+
+  /** Run `nano-brain doctor --json` for a folder and show what it found wrong (if anything). */
+  async refreshHealth(folder: vscode.WorkspaceFolder, server: ServerCommand | undefined): Promise<void> {
+    if (server === undefined) return;
+    const { command, args } = cliCommand(server, ["doctor"], folder.uri.fsPath);
+    try {
+      // doctor exits 1 when it found errors: its report is on stdout either way
+      const result = await run(command, args, { timeoutMs: 120_000 });
+      const health = healthFromDoctor(JSON.parse(result.stdout));
+      if (health === undefined) throw new Error(`unexpected output: ${result.stdout.slice(0, 120)}`);
+      health.problems.forEach((p) => this.log.warn(`[${folder.name}] doctor: ${p}`));
+      this.model.setHealth(folder.uri.toString(), health);
+      this.render();
+    } catch (error) {
+      this.log.warn(`[${folder.name}] nano-brain doctor: ${errorText(error)}`);
+    }
   }
 
   dispose(): void {

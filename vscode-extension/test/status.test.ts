@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { StatusModel, countsFromStatus, isWorkDoneValue } from "../src/core/status";
+import { StatusModel, countsFromStatus, healthFromDoctor, isWorkDoneValue } from "../src/core/status";
 
 describe("progress -> status text", () => {
   it("shows indexing with the percentage, then the note count", () => {
@@ -73,5 +73,42 @@ describe("progress -> status text", () => {
     assert.deepEqual(countsFromStatus({ documents: 9, by_kind: { note: 7, session: 2 } }), { notes: 7, sessions: 2 });
     assert.deepEqual(countsFromStatus({ by_kind: {} }), { notes: 0, sessions: 0 });
     assert.equal(countsFromStatus({}), undefined);
+  });
+});
+
+describe("doctor -> status bar", () => {
+  const report = {
+    workspace: "/w",
+    errors: 1,
+    warnings: 1,
+    checks: [
+      { area: "install", name: "sqlite", level: "ok", detail: "fine", fix: "" },
+      { area: "store", name: "full-text", level: "error", detail: "chunks_fts: malformed", fix: "nano-brain doctor --repair" },
+      { area: "config", name: "config", level: "warning", detail: "search.limit: bad", fix: "" },
+    ],
+  };
+
+  it("marks the status and lists each problem with its fix", () => {
+    const m = new StatusModel();
+    m.setState("ws", "running");
+    m.setCounts("ws", { notes: 3, sessions: 0 });
+    assert.equal(m.view().text, "$(book) 3 notes");
+    const health = healthFromDoctor(report);
+    assert.deepEqual(health?.problems, [
+      "error: store full-text: chunks_fts: malformed (fix: nano-brain doctor --repair)",
+      "warning: config config: search.limit: bad",
+    ]);
+    m.setHealth("ws", health!);
+    assert.equal(m.view().text, "$(error) 3 notes");
+    assert.match(m.view().tooltip, /nano-brain doctor --repair/);
+    m.setHealth("ws", healthFromDoctor({ checks: [report.checks[2]] })!);
+    assert.equal(m.view().text, "$(warning) 3 notes");
+    m.setHealth("ws", healthFromDoctor({ checks: [report.checks[0]] })!);
+    assert.equal(m.view().text, "$(book) 3 notes");
+  });
+
+  it("ignores output that is not a report", () => {
+    assert.equal(healthFromDoctor(null), undefined);
+    assert.equal(healthFromDoctor({ checks: "no" }), undefined);
   });
 });

@@ -3,6 +3,7 @@
 from . import (  # noqa: F401  (each module registers its commands)
     code_cmd,
     config_cmd,
+    doctor_cmd,
     documents,
     harvest_cmd,
     lsp_cmd,
@@ -10,6 +11,7 @@ from . import (  # noqa: F401  (each module registers its commands)
     mcp_cmd,
     memory,
     search,
+    ui_cmd,
 )
 from ._app import main
 

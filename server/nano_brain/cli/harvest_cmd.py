@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from ..brain import Brain
 from ..filters import Filters
 from ..harvest import AGENTS, Harvester, HarvestReport
 from ..harvest.harvester import SKIPPED
+from ..models import Document
 from ._app import common_options, emit, main
 
 _AGENT = click.Choice(list(AGENTS))
@@ -40,6 +42,8 @@ def _print_report(report: HarvestReport, *, quiet_unchanged: bool = True) -> Non
         click.echo(line.rstrip())
         if item.error:
             click.echo(f"          {item.error}")
+        if item.skipped:
+            click.echo(f"          skipped {item.describe_skipped()}")
     counts = report.counts()
     changed = [f"{counts.get(a, 0)} {prefix}{a}" for a in ("added", "updated")]
     if counts.get("failed"):
@@ -48,6 +52,8 @@ def _print_report(report: HarvestReport, *, quiet_unchanged: bool = True) -> Non
     line = ", ".join(changed)
     if skipped:
         line += f"; skipped: {', '.join(skipped)}"
+    if report.warnings:
+        line += f"; {report.warnings} unreadable transcript line(s) left out"
     click.echo(f"{line} ({report.elapsed_s:.2f}s)")
 
 
@@ -104,6 +110,11 @@ def watch(
         else:
             _print_report(report)
 
+    # progress (what is watched, what waits to settle) goes to stderr as log lines, whether
+    # or not stderr is a terminal; -v/-vv may already ask for more
+    progress = logging.getLogger("nano_brain.harvest")
+    if progress.getEffectiveLevel() > logging.INFO:
+        progress.setLevel(logging.INFO)
     with _open(workspace, db) as brain:
         harvester = Harvester(brain)
         if not as_json:
@@ -127,18 +138,52 @@ def watch(
 def sessions(
     ticket: str | None, limit: int, workspace: Path | None, db: Path | None, as_json: bool
 ) -> None:
-    """List this workspace's harvested session summaries, newest first."""
+    """List this workspace's harvested session summaries, most recent sessions first.
+
+    Each line shows when the session happened (its first and last message, UTC); --json
+    adds `started`, `ended` and `harvested_at` (when its summary was last written).
+    """
     tags = (f"ticket:{ticket.strip()}",) if ticket else ()
     with _open(workspace, db) as brain:
         docs = brain.list(Filters(kinds=("session",), tags=tags), limit=limit)
+    rows = sorted(
+        ({**d.model_dump(), **_session_times(d)} for d in docs),
+        key=lambda row: row["ended"] or row["started"] or "",
+        reverse=True,
+    )
 
     def human() -> None:
-        for doc in docs:
-            tickets = ",".join(t[7:] for t in doc.tags if t.startswith("ticket:"))
+        for row in rows:
+            tickets = ",".join(t[7:] for t in row["tags"] if t.startswith("ticket:"))
+            when = _when(row["started"], row["ended"])
             click.echo(
-                f"#{doc.id}  {doc.updated_at}  {doc.title}" + (f"  [{tickets}]" if tickets else "")
+                f"#{row['id']}  {when}  {row['title']}" + (f"  [{tickets}]" if tickets else "")
             )
-        if not docs:
+        if not rows:
             click.echo("no sessions")
 
-    emit([d.model_dump() for d in docs], as_json, human)
+    emit(rows, as_json, human)
+
+
+def _session_times(doc: Document) -> dict[str, str | None]:
+    """When the session happened (recorded by the harvester from the transcript) and when
+    its summary was written; a session stored by hand has only its creation time."""
+    meta = doc.metadata.get("harvest") if isinstance(doc.metadata.get("harvest"), dict) else {}
+    started = meta.get("started") if isinstance(meta.get("started"), str) else None
+    ended = meta.get("ended") if isinstance(meta.get("ended"), str) else None
+    return {
+        "started": started or doc.created_at,
+        "ended": ended or started or doc.created_at,
+        "harvested_at": doc.updated_at,
+    }
+
+
+def _when(started: str | None, ended: str | None) -> str:
+    """`2025-12-10 19:40-19:52Z`, or both dates when the session crossed midnight (UTC)."""
+    if not started:
+        return "unknown time".ljust(22)
+    start = started.replace("T", " ")[:16]
+    end = (ended or started).replace("T", " ")[:16]
+    if end[:10] == start[:10]:
+        return f"{start}-{end[11:]}Z"
+    return f"{start}Z-{end}Z"

@@ -6,6 +6,8 @@ OpenAI-compatible endpoint for the summary, and `harvester` stores the summaries
 incrementally (a stat per unchanged session), stickily (tombstones) and on file events.
 """
 
+from ..redact import Redaction, redact, redact_text
+from ._files import ReadLimits, fingerprint
 from .config import HarvestConfig, load_harvest_config
 from .digest import Digest, ErrorNote, build_digest, conversation_text
 from .harvester import Harvester, HarvestItem, HarvestReport
@@ -17,9 +19,7 @@ from .model import (
     SourceInfo,
     ToolCall,
     TranscriptError,
-    fingerprint,
 )
-from .redact import Redaction, redact, redact_text
 from .sources import HarvestLocations, discover_sessions, load_session
 from .summarize import (
     DigestSummarizer,
@@ -41,6 +41,7 @@ __all__ = [
     "Harvester",
     "Message",
     "OpenAISummarizer",
+    "ReadLimits",
     "Redaction",
     "Session",
     "SessionSource",

@@ -7,12 +7,26 @@ import json
 import logging
 import re
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..redact import redact_text
+from ._files import (
+    DEFAULT_LIMITS,
+    SKIP_MALFORMED,
+    SKIP_TOO_LONG,
+    SKIP_TRUNCATED,
+    SKIP_UNREADABLE,
+    SKIP_UNUSABLE,
+    BoundedLines,
+    ReadLimits,
+    decode_json,
+    open_regular,
+)
 from .model import SourceInfo, ToolCall, TranscriptError
 
 log = logging.getLogger("nano_brain.harvest")
@@ -25,42 +39,83 @@ _MAX_ERROR = 300
 class JsonlReader:
     """Streams JSON objects from JSONL files, hashing bytes as it goes.
 
-    A line that is not a JSON object is skipped and counted in `warnings`; blank lines are
-    ignored. One pass gives both the records and the source version, so a big transcript
-    is read once and memory stays flat.
+    A line that is not a JSON object (torn, binary, too deep, too long) is skipped and
+    counted by reason in `skipped`; blank lines are ignored. One pass gives both the records
+    and the source version, so a big transcript is read once and memory stays flat: lines
+    are bounded by `limits`, files too (see `_files`).
     """
 
+    limits: ReadLimits = DEFAULT_LIMITS
     paths: list[str] = field(default_factory=list)
-    warnings: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
     size: int = 0
     mtime: float = 0.0
     _hash: Any = field(default_factory=hashlib.sha256)
 
-    def read(self, path: str | Path) -> Iterator[dict[str, Any]]:
+    @property
+    def warnings(self) -> int:
+        """Lines and records skipped so far, whatever the reason."""
+        return sum(self.skipped.values())
+
+    def read(self, path: str | Path, *, required: bool = True) -> Iterator[dict[str, Any]]:
+        """The JSON objects of one file. An unreadable file raises TranscriptError when it
+        is `required`, else it is counted as skipped (a sub-agent file that vanished)."""
         path = Path(path)
         try:
-            stat = path.stat()
-            handle = path.open("rb")
-        except OSError as exc:
-            raise TranscriptError(f"cannot read transcript {path}: {exc}") from exc
+            handle, stat = open_regular(path)
+        except TranscriptError as exc:
+            if required:
+                raise
+            self.skipped[SKIP_UNREADABLE] += 1
+            log.warning("skipping part of a session: %s", exc)
+            return
         self.paths.append(str(path))
         self.size += stat.st_size
         self.mtime = max(self.mtime, stat.st_mtime)
         self._hash.update(str(path).encode() + b"\0")
+        here: Counter[str] = Counter()
         with handle:
-            for number, raw in enumerate(handle, 1):
-                self._hash.update(raw)
+            lines = BoundedLines(handle, self.limits, self._hash.update)
+            for raw in lines:
+                if raw is None:
+                    here[SKIP_TOO_LONG] += 1
+                    continue
                 if not raw.strip():
                     continue
-                try:
-                    record = json.loads(raw)
-                except (ValueError, UnicodeDecodeError):
-                    record = None
-                if not isinstance(record, dict):
-                    self.warnings += 1
-                    log.debug("skipping malformed line %d of %s", number, path)
+                record, reason = decode_json(raw)
+                if reason is None and not isinstance(record, dict):
+                    reason = SKIP_MALFORMED
+                if reason is not None:
+                    here[reason] += 1
                     continue
                 yield record
+            if lines.truncated:
+                here[SKIP_TRUNCATED] += 1
+            if lines.error is not None:
+                here[SKIP_UNREADABLE] += 1
+        if here:
+            self.skipped.update(here)
+            log.debug(
+                "%s: skipped %s (limits: %d bytes a line, %d a file)",
+                path,
+                describe_skipped(here),
+                self.limits.max_line_bytes,
+                self.limits.max_file_bytes,
+            )
+
+    def fold(self, add: Callable[..., bool | None], record: dict[str, Any], *args: Any) -> None:
+        """`add(record, *args)`; a record it rejects (False) or cannot handle is counted.
+
+        Records come from user files with any shape; one that trips the parser costs that
+        record, not the session.
+        """
+        try:
+            ok = add(record, *args)
+        except Exception as exc:  # records have any shape: never let one cost the session
+            log.debug("record the parser cannot use: %s: %s", exc.__class__.__name__, exc)
+            ok = False
+        if ok is False:
+            self.skipped[SKIP_UNUSABLE] += 1
 
     def source(self, extra: str = "") -> SourceInfo:
         digest = self._hash.copy()
@@ -70,19 +125,32 @@ class JsonlReader:
         )
 
 
-def first_record(path: Path, *, max_lines: int = 20) -> Iterator[dict[str, Any]]:
-    """The first parseable records of a JSONL file, for cheap attribution during discovery."""
+def describe_skipped(skipped: Mapping[str, int]) -> str:
+    """`3 lines (2 malformed, 1 too-long)` for a count of skipped lines by reason."""
+    total = sum(skipped.values())
+    reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(skipped.items()) if n)
+    return f"{total} line{'s' if total != 1 else ''} ({reasons})"
+
+
+def first_record(
+    path: Path, *, max_lines: int = 20, limits: ReadLimits = DEFAULT_LIMITS
+) -> Iterator[dict[str, Any]]:
+    """The first parseable records of a JSONL file, for cheap attribution during discovery.
+
+    Bounded like every read (see `ReadLimits.head`); a file that cannot be read, or is not a
+    regular file, has no records.
+    """
     try:
-        with path.open("rb") as handle:
-            for _, raw in zip(range(max_lines), handle, strict=False):
-                try:
-                    record = json.loads(raw)
-                except (ValueError, UnicodeDecodeError):
-                    continue
-                if isinstance(record, dict):
-                    yield record
-    except OSError:
+        handle, _ = open_regular(path)
+    except TranscriptError:
         return
+    with handle:
+        for _, raw in zip(range(max_lines), BoundedLines(handle, limits.head()), strict=False):
+            if raw is None:
+                continue
+            record, _reason = decode_json(raw)
+            if isinstance(record, dict):
+                yield record
 
 
 T = TypeVar("T")
@@ -113,21 +181,39 @@ def cached_head(path: Path, what: str, read: Callable[[Path], T]) -> T:
     return value
 
 
+_LAST_INSTANT = 253402300799.0  # 9999-12-31T23:59:59Z, the last time `iso` can print
+
+
+def str_or_none(value: Any) -> str | None:
+    """`value` when it is a non-empty string (an id, a path), else None."""
+    return value if isinstance(value, str) and value else None
+
+
 def parse_time(value: Any) -> float | None:
-    """Epoch seconds from an RFC 3339 string or epoch seconds/milliseconds; None if unknown."""
+    """Epoch seconds from an RFC 3339 string or epoch seconds/milliseconds; None if unknown.
+
+    Only instants from 1970 to 9999 count: anything else (NaN, 1e308, negative) in a
+    transcript is noise, and would break the arithmetic and formatting of times later.
+    """
     if value is None or isinstance(value, bool):
         return None
+    seconds: float | None = None
     if isinstance(value, int | float):
-        return float(value) / 1000.0 if value > 1e11 else float(value)
-    if isinstance(value, str) and value:
+        try:
+            seconds = float(value) / 1000.0 if value > 1e11 else float(value)
+        except OverflowError:
+            return None
+    elif isinstance(value, str) and value and len(value) <= 64:
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=UTC)
+            seconds = parsed.timestamp()
+        except (ValueError, OverflowError, OSError):
             return None
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=UTC)
-        return parsed.timestamp()
-    return None
+    if seconds is None or not 0.0 <= seconds <= _LAST_INSTANT:  # also rejects NaN
+        return None
+    return seconds
 
 
 def span(times: Sequence[float | None]) -> tuple[float | None, float | None]:
@@ -136,7 +222,8 @@ def span(times: Sequence[float | None]) -> tuple[float | None, float | None]:
 
 
 def one_line(text: str, limit: int = _MAX_SUMMARY) -> str:
-    flat = " ".join(str(text).split())
+    # Redacted before the cut: a secret cut in half is no longer recognisable as one.
+    flat = " ".join(redact_text(str(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -144,8 +231,9 @@ def short_error(text: Any) -> str:
     """The first meaningful lines of an error output, bounded."""
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False, sort_keys=True) if text else ""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return one_line(" | ".join(lines[:3]), _MAX_ERROR) if lines else "error"
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()][:3]
+    lines = redact_text("\n".join(lines)).splitlines()  # a key's body cut after 3 lines, too
+    return one_line(" | ".join(lines), _MAX_ERROR) if lines else "error"
 
 
 def block_text(content: Any, *, types: tuple[str, ...] = ("text",)) -> str:
@@ -277,7 +365,7 @@ def patch_files(patch: str) -> tuple[list[str], list[str]]:
 
 def make_tool_call(name: str, args: Any, call_id: str | None = None) -> ToolCall:
     """Normalize one tool invocation: which files it read or changed, which command it ran."""
-    call = ToolCall(name=name or "tool", call_id=call_id)
+    call = ToolCall(name=name or "tool", call_id=str_or_none(call_id))
     lowered = call.name.lower()
     if isinstance(args, str) and lowered in ("apply_patch", "patch"):
         call.files_written, call.files_edited = patch_files(args)
@@ -301,7 +389,8 @@ def make_tool_call(name: str, args: Any, call_id: str | None = None) -> ToolCall
             written, edited = patch_files(patch)
             call.files_written.extend(written)
             call.files_edited.extend(e for e in edited if e not in call.files_edited)
-        for edit in args.get("edits") or []:
+        edits = args.get("edits")
+        for edit in edits if isinstance(edits, list) else []:
             if isinstance(edit, dict) and isinstance(edit.get("file_path"), str):
                 if edit["file_path"] not in call.files_edited:
                     call.files_edited.append(edit["file_path"])

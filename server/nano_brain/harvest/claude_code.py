@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
+    DEFAULT_LIMITS,
     JsonlReader,
+    ReadLimits,
     block_text,
     cached_head,
     classify_user_text,
@@ -28,8 +30,10 @@ from ._common import (
     parse_time,
     short_error,
     span,
+    str_or_none,
     strip_reminders,
 )
+from ._files import regular_files
 from .model import Message, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.claude/projects")
@@ -41,29 +45,25 @@ def encode_cwd(path: str | Path) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(path))
 
 
-def _session_id_of(path: Path) -> str | None:
-    return cached_head(path, "claude-code:session", _read_session_id)
+def _session_id_of(path: Path, limits: ReadLimits) -> str | None:
+    return cached_head(path, "claude-code:session", lambda p: _first(p, "sessionId", 20, limits))
 
 
-def _cwd_of(path: Path) -> str | None:
-    return cached_head(path, "claude-code:cwd", _read_cwd)
+def _cwd_of(path: Path, limits: ReadLimits) -> str | None:
+    return cached_head(path, "claude-code:cwd", lambda p: _first(p, "cwd", 50, limits))
 
 
-def _read_session_id(path: Path) -> str | None:
-    for record in first_record(path):
-        if isinstance(record.get("sessionId"), str):
-            return record["sessionId"]
+def _first(path: Path, key: str, max_lines: int, limits: ReadLimits) -> str | None:
+    """The first string value of `key` in the first lines of a transcript."""
+    for record in first_record(path, max_lines=max_lines, limits=limits):
+        if isinstance(record.get(key), str):
+            return record[key]  # type: ignore[no-any-return]
     return None
 
 
-def _read_cwd(path: Path) -> str | None:
-    for record in first_record(path, max_lines=50):
-        if isinstance(record.get("cwd"), str):
-            return record["cwd"]
-    return None
-
-
-def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSource]:
+def discover(
+    root: str | Path, base: str | Path | None = None, limits: ReadLimits = DEFAULT_LIMITS
+) -> list[SessionSource]:
     """Sessions whose cwd is `root` or below it, each with its sub-agent files.
 
     The folder name is a lossy encoding of the cwd, so folders that only share the
@@ -80,21 +80,21 @@ def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSo
         exact = folder.name == encoded
         if not exact and not folder.name.startswith(encoded + "-"):
             continue
-        files = sorted(folder.glob("*.jsonl"))
+        files = regular_files(sorted(folder.glob("*.jsonl")))
         siblings: dict[str, list[Path]] = {}
         for path in files:
             if path.name.startswith("agent-"):
-                sid = _session_id_of(path)
+                sid = _session_id_of(path, limits)
                 if sid:
                     siblings.setdefault(sid, []).append(path)
         for main in files:
             if main.name.startswith("agent-"):
                 continue
-            cwd = _cwd_of(main)
+            cwd = _cwd_of(main, limits)
             if not exact and not is_within(cwd, root):
                 continue
-            sid = _session_id_of(main) or main.stem
-            subs = sorted((folder / main.stem / "subagents").glob("*.jsonl"))
+            sid = _session_id_of(main, limits) or main.stem
+            subs = regular_files(sorted((folder / main.stem / "subagents").glob("*.jsonl")))
             paths = [main, *subs, *siblings.get(sid, [])]
             found.append(
                 SessionSource(
@@ -121,7 +121,7 @@ class _Builder:
         self.branch: str | None = None
         self.model: str | None = None
 
-    def add(self, record: dict[str, Any], *, subagent: bool) -> bool:
+    def add(self, record: dict[str, Any], subagent: bool) -> bool:
         """Fold one record in; False when it is structurally malformed."""
         kind = record.get("type")
         if kind == "summary":
@@ -136,8 +136,8 @@ class _Builder:
             self.session_ids[record["sessionId"]] += 1
         if self.cwd is None and isinstance(record.get("cwd"), str):
             self.cwd = record["cwd"]
-        if self.branch is None and record.get("gitBranch"):
-            self.branch = str(record["gitBranch"])
+        if self.branch is None:
+            self.branch = str_or_none(record.get("gitBranch"))
         sidechain = subagent or bool(record.get("isSidechain"))
         agent_id = record.get("agentId") if isinstance(record.get("agentId"), str) else None
         time = parse_time(record.get("timestamp"))
@@ -151,7 +151,7 @@ class _Builder:
                     kind=str(record.get("subtype") or "system"),
                     sidechain=sidechain,
                     agent_id=agent_id,
-                    id=record.get("uuid"),
+                    id=str_or_none(record.get("uuid")),
                 )
                 if record.get("level") == "error" or record.get("subtype") == "api_error":
                     message.errors.append(short_error(text))
@@ -235,7 +235,7 @@ class _Builder:
                 kind=kind,
                 sidechain=sidechain,
                 agent_id=agent_id,
-                id=record.get("uuid"),
+                id=str_or_none(record.get("uuid")),
             )
         )
 
@@ -273,20 +273,26 @@ def _ordered(messages: list[Message]) -> list[Message]:
     return [message for _, _, message in keyed]
 
 
-def parse(paths: str | Path | Sequence[str | Path] | SessionSource) -> Session:
-    """One session from its main transcript followed by any sub-agent transcripts."""
+def parse(
+    paths: str | Path | Sequence[str | Path] | SessionSource,
+    limits: ReadLimits = DEFAULT_LIMITS,
+) -> Session:
+    """One session from its main transcript followed by any sub-agent transcripts.
+
+    The main transcript must be readable (else TranscriptError); a sub-agent file that is
+    gone or unreadable is counted as skipped.
+    """
     if isinstance(paths, SessionSource):
         files = [Path(p) for p in paths.paths]
     elif isinstance(paths, str | Path):
         files = [Path(paths)]
     else:
         files = [Path(p) for p in paths]
-    reader = JsonlReader()
+    reader = JsonlReader(limits)
     builder = _Builder()
     for index, path in enumerate(files):
-        for record in reader.read(path):
-            if not builder.add(record, subagent=index > 0):
-                reader.warnings += 1
+        for record in reader.read(path, required=index == 0):
+            reader.fold(builder.add, record, index > 0)
     messages = _ordered(builder.messages)
     started, ended = span([m.time for m in messages])
     titles = [text for leaf, text in builder.summaries if leaf in builder.uuids]
@@ -303,4 +309,5 @@ def parse(paths: str | Path | Sequence[str | Path] | SessionSource) -> Session:
         model=builder.model,
         source=reader.source(),
         warnings=reader.warnings,
+        skipped=dict(reader.skipped),
     )

@@ -15,12 +15,15 @@ Not handled: reasoning (encrypted or summaries; dropped), images.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from ._common import (
+    DEFAULT_LIMITS,
     JsonlReader,
+    ReadLimits,
     block_text,
     cached_head,
     classify_user_text,
@@ -29,7 +32,9 @@ from ._common import (
     parse_time,
     short_error,
     span,
+    str_or_none,
 )
+from ._files import decode_json, is_regular
 from .model import Message, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.codex/sessions")
@@ -50,8 +55,8 @@ _REQUEST = re.compile(r"^\s*## My request for Codex:\s*$", re.M)
 _MENTIONED = re.compile(r"^## (.+?): (.+)$", re.M)
 
 
-def _meta_of(path: Path) -> dict[str, Any]:
-    for record in first_record(path, max_lines=3):
+def _meta_of(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    for record in first_record(path, max_lines=3, limits=limits):
         payload = record.get("payload")
         if record.get("type") == "session_meta" and isinstance(payload, dict):
             return payload
@@ -60,18 +65,45 @@ def _meta_of(path: Path) -> dict[str, Any]:
     return {}
 
 
-def _identity_of(path: Path) -> dict[str, Any]:
+def _rollouts(base: Path) -> list[Path]:
+    """Every `rollout-*.jsonl` below `base`, sorted, found without recursion.
+
+    Codex files them as YYYY/MM/DD, but the folder tree is the user's: a loop of
+    symlinks or a tree thousands deep must neither hang nor overflow the stack, so the
+    walk keeps its own stack and does not follow symlinked folders.
+    """
+    found: list[Path] = []
+    stack = [base]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+                    elif entry.name.startswith("rollout-") and entry.name.endswith(".jsonl"):
+                        found.append(Path(entry.path))
+        except OSError:
+            continue  # gone or unreadable: the rest is still walked
+    return sorted(found)
+
+
+def _identity_of(path: Path, limits: ReadLimits) -> dict[str, Any]:
     """The id and cwd of a rollout (its `session_meta` also carries long instructions)."""
-    meta = _meta_of(path)
+    meta = _meta_of(path, limits)
     return {key: meta[key] for key in ("id", "cwd") if key in meta}
 
 
-def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSource]:
+def discover(
+    root: str | Path, base: str | Path | None = None, limits: ReadLimits = DEFAULT_LIMITS
+) -> list[SessionSource]:
     """Rollouts whose `session_meta` cwd is `root` or below it (only first lines are read)."""
     base_dir = Path(base or DEFAULT_BASE).expanduser()
     found: list[SessionSource] = []
-    for path in sorted(base_dir.rglob("rollout-*.jsonl")):
-        meta = cached_head(path, "codex:meta", _identity_of)
+    for path in _rollouts(base_dir):
+        if not is_regular(path):
+            continue
+        meta = cached_head(path, "codex:meta", lambda p: _identity_of(p, limits))
         cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else None
         if is_within(cwd, root):
             sid = meta.get("id") if isinstance(meta.get("id"), str) else None
@@ -131,7 +163,7 @@ class _Builder:
             self.calls[call.call_id] = call
 
     def add(self, record: dict[str, Any]) -> bool:
-        kind = record.get("type")
+        kind = record.get("type") if isinstance(record.get("type"), str) else None
         payload = record.get("payload")
         if payload is None and kind in _RESPONSE_TYPES:
             kind, payload = "response_item", record
@@ -141,13 +173,13 @@ class _Builder:
             return kind is not None and payload is None  # unknown bare records are fine
         time = parse_time(record.get("timestamp"))
         if kind == "session_meta":
-            self.session_id = self.session_id or payload.get("id")
-            self.cwd = self.cwd or payload.get("cwd")
+            self.session_id = self.session_id or str_or_none(payload.get("id"))
+            self.cwd = self.cwd or str_or_none(payload.get("cwd"))
             git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
-            self.branch = self.branch or git.get("branch")
+            self.branch = self.branch or str_or_none(git.get("branch"))
             self.started = self.started or parse_time(payload.get("timestamp"))
         elif kind == "turn_context":
-            self.cwd = self.cwd or payload.get("cwd")
+            self.cwd = self.cwd or str_or_none(payload.get("cwd"))
             if isinstance(payload.get("model"), str):
                 self.model = payload["model"]
         elif kind == "response_item":
@@ -168,10 +200,10 @@ class _Builder:
         elif kind == "function_call":
             name = str(payload.get("name") or "tool")
             raw = payload.get("arguments")
-            try:
-                args = json.loads(raw) if isinstance(raw, str) else raw
-            except ValueError:
-                args = raw
+            args = raw
+            if isinstance(raw, str):
+                decoded, problem = decode_json(raw)
+                args = raw if problem else decoded
             call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else None
             if name == "write_stdin":
                 session = str(args.get("session_id")) if isinstance(args, dict) else ""
@@ -185,7 +217,7 @@ class _Builder:
         elif kind == "local_shell_call":
             action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
             call = make_tool_call("shell", {"command": action.get("command")})
-            call.call_id = payload.get("call_id")
+            call.call_id = str_or_none(payload.get("call_id"))
             self._call(call, time)
         elif kind == "web_search_call":
             action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
@@ -201,10 +233,7 @@ class _Builder:
             output = output.get("content") or json.dumps(output, sort_keys=True)
         text = output if isinstance(output, str) else ""
         if text.startswith("{"):
-            try:
-                decoded = json.loads(text)
-            except ValueError:
-                decoded = None
+            decoded, _problem = decode_json(text)
             if isinstance(decoded, dict):
                 meta = decoded.get("metadata") if isinstance(decoded.get("metadata"), dict) else {}
                 if isinstance(meta.get("exit_code"), int):
@@ -241,7 +270,8 @@ class _Builder:
             call = self.calls.get(str(payload.get("call_id") or ""))
             if call is None:
                 return
-            for parsed in payload.get("parsed_cmd") or []:
+            parsed_cmd = payload.get("parsed_cmd")
+            for parsed in parsed_cmd if isinstance(parsed_cmd, list) else []:
                 if isinstance(parsed, dict) and parsed.get("type") == "read":
                     path = parsed.get("path")
                     if isinstance(path, str) and path not in call.files_read:
@@ -260,14 +290,13 @@ class _Builder:
             self.messages.append(message)
 
 
-def parse(path: str | Path | SessionSource) -> Session:
+def parse(path: str | Path | SessionSource, limits: ReadLimits = DEFAULT_LIMITS) -> Session:
     """One Codex session from its rollout file."""
     file = Path(path.paths[0]) if isinstance(path, SessionSource) else Path(path)
-    reader = JsonlReader()
+    reader = JsonlReader(limits)
     builder = _Builder()
     for record in reader.read(file):
-        if not builder.add(record):
-            reader.warnings += 1
+        reader.fold(builder.add, record)
     started, ended = span([m.time for m in builder.messages])
     session_id = builder.session_id or file.stem.removeprefix("rollout-")
     return Session(
@@ -281,4 +310,5 @@ def parse(path: str | Path | SessionSource) -> Session:
         model=builder.model,
         source=reader.source(),
         warnings=reader.warnings,
+        skipped=dict(reader.skipped),
     )

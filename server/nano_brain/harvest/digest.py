@@ -27,10 +27,10 @@ import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..redact import count_markers, redact
 from ..timeutil import iso
 from ._common import one_line
 from .model import Message, Session, ToolCall
-from .redact import redact
 
 _MAX_GOAL = 500
 _MAX_FINAL = 1200
@@ -293,6 +293,7 @@ def build_digest(session: Session) -> Digest:
         ),
         None,
     )
+    final = redact(final).text if final else final  # before the cut, as in one_line
     if final and len(final) > _MAX_FINAL:
         final = final[: _MAX_FINAL - 1].rstrip() + "…"
     errors = _errors(session)
@@ -314,7 +315,8 @@ def build_digest(session: Session) -> Digest:
     )
     markdown = redact(_render(session, digest))
     conversation = redact(conversation_text(session))
-    counts: Counter[str] = markdown.counts + conversation.counts
+    # Counted from the markers: parts were redacted earlier, before being cut (one_line).
+    counts: Counter[str] = count_markers(markdown.text) + count_markers(conversation.text)
     clean = lambda text: redact(text).text  # noqa: E731
     return Digest(
         title=clean(digest.title),

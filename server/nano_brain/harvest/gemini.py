@@ -5,8 +5,9 @@ One JSON document per session (`sessionId`, `projectHash`, `startTime`, `lastUpd
 `status` and `result`). The file carries no cwd, only the hash of the project root, so
 discovery hashes the workspace root (and also accepts folders holding a `.project_root`
 file, as newer releases write); the cwd is then known from discovery.
-A file that is not valid JSON (caught mid-write) raises `TranscriptError`; a malformed
-message inside a valid file is skipped and counted.
+A file that is not valid JSON (caught mid-write), nests too deep, or is larger than
+`max_line_bytes` (it is decoded whole) raises `TranscriptError`; a malformed message inside
+a valid file is skipped and counted.
 Not handled: `thoughts` (dropped on purpose), tool result bodies beyond a short excerpt.
 """
 
@@ -14,10 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ._common import make_tool_call, parse_time, short_error, span
+from ._common import log, make_tool_call, parse_time, short_error, span, str_or_none
+from ._files import (
+    DEFAULT_LIMITS,
+    SKIP_UNUSABLE,
+    ReadLimits,
+    decode_json,
+    is_regular,
+    read_bounded,
+    regular_files,
+)
 from .model import Message, Session, SessionSource, SourceInfo, TranscriptError
 
 DEFAULT_BASE = Path("~/.gemini/tmp")
@@ -28,18 +39,33 @@ def project_hash(root: str | Path) -> str:
     return hashlib.sha256(str(root).encode()).hexdigest()
 
 
-def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSource]:
+_MARKER_BYTES = 64 * 1024
+
+
+def _marks(marker: Path, root: str) -> bool:
+    """True when a `.project_root` file names `root` (a short regular file, else ignored)."""
+    if not is_regular(marker):
+        return False
+    try:
+        raw, _ = read_bounded(marker, _MARKER_BYTES)
+    except TranscriptError:
+        return False
+    return raw.decode("utf-8", "replace").strip() == root
+
+
+def discover(
+    root: str | Path, base: str | Path | None = None, limits: ReadLimits = DEFAULT_LIMITS
+) -> list[SessionSource]:
     base_dir = Path(base or DEFAULT_BASE).expanduser()
     folders = [base_dir / project_hash(root)]
     try:
-        for marker in sorted(base_dir.glob("*/.project_root")):
-            if marker.read_text(encoding="utf-8").strip() == str(root):
-                folders.append(marker.parent)
+        markers = sorted(base_dir.glob("*/.project_root"))
     except OSError:
-        pass
+        markers = []
+    folders += [marker.parent for marker in markers if _marks(marker, str(root))]
     found: list[SessionSource] = []
     for folder in dict.fromkeys(folders):
-        for path in sorted((folder / "chats").glob("session-*.json")):
+        for path in regular_files(sorted((folder / "chats").glob("session-*.json"))):
             found.append(SessionSource("gemini", (str(path),), cwd=str(root)))
     return found
 
@@ -49,7 +75,8 @@ def _result_text(result: Any) -> str:
     texts: list[str] = []
     for item in result if isinstance(result, list) else [result]:
         if isinstance(item, dict):
-            response = (item.get("functionResponse") or {}).get("response")
+            called = item.get("functionResponse")
+            response = called.get("response") if isinstance(called, dict) else None
             if isinstance(response, dict):
                 value = response.get("output", response.get("error"))
                 texts.append(value if isinstance(value, str) else json.dumps(value))
@@ -58,64 +85,83 @@ def _result_text(result: Any) -> str:
     return "\n".join(texts)
 
 
-def parse(path: str | Path | SessionSource, cwd: str | None = None) -> Session:
+def _message(item: dict[str, Any], skipped: Counter[str]) -> list[Message]:
+    """The messages of one entry of `messages` (an assistant turn brings its tool results)."""
+    kind = item["type"]
+    time = parse_time(item.get("timestamp"))
+    content = item.get("content")
+    text = content if isinstance(content, str) else ""
+    if kind == "user":
+        return [Message(role="user", text=text.strip(), time=time, id=str_or_none(item.get("id")))]
+    if kind in ("gemini", "model"):
+        out = Message(
+            role="assistant", text=text.strip(), time=time, id=str_or_none(item.get("id"))
+        )
+        tools: list[Message] = []
+        calls = item.get("toolCalls")
+        for raw_call in calls if isinstance(calls, list) else []:
+            if not isinstance(raw_call, dict):
+                skipped[SKIP_UNUSABLE] += 1
+                continue
+            call = make_tool_call(
+                str(raw_call.get("name") or "tool"),
+                raw_call.get("args"),
+                str_or_none(raw_call.get("id")),
+            )
+            result = _result_text(raw_call.get("result"))
+            if raw_call.get("status") in ("error", "cancelled"):
+                call.error = short_error(result or raw_call.get("resultDisplay") or "error")
+            out.tool_calls.append(call)
+            tool = Message(role="tool", text=result[:_TOOL_OUTPUT_LIMIT], time=time)
+            tool.tool_call_id = call.call_id
+            if call.error:
+                tool.errors.append(call.error)
+            tools.append(tool)
+        return [out, *tools]
+    if kind in ("info", "warning", "error"):
+        out = Message(role="system", text=text.strip(), time=time, kind=kind)
+        if kind == "error":
+            out.errors.append(short_error(text))
+        return [out]
+    return []
+
+
+def parse(
+    path: str | Path | SessionSource, cwd: str | None = None, limits: ReadLimits = DEFAULT_LIMITS
+) -> Session:
     if isinstance(path, SessionSource):
         cwd = cwd or path.cwd
         path = path.paths[0]
     file = Path(path)
-    try:
-        raw = file.read_bytes()
-        stat = file.stat()
-        data = json.loads(raw)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise TranscriptError(f"cannot read Gemini session {file}: {exc}") from exc
+    raw, stat = read_bounded(file, limits.max_line_bytes)
+    data, problem = decode_json(raw)
+    if problem:
+        raise TranscriptError(f"cannot read Gemini session {file}: {problem} JSON")
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise TranscriptError(f"{file} is not a Gemini CLI session")
-    warnings = 0
+    skipped: Counter[str] = Counter()
     messages: list[Message] = []
     model: str | None = None
     for item in data["messages"]:
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-            warnings += 1
+            skipped[SKIP_UNUSABLE] += 1
             continue
-        kind = item["type"]
-        time = parse_time(item.get("timestamp"))
-        content = item.get("content")
-        text = content if isinstance(content, str) else ""
-        if kind == "user":
-            messages.append(Message(role="user", text=text.strip(), time=time, id=item.get("id")))
-        elif kind in ("gemini", "model"):
-            out = Message(role="assistant", text=text.strip(), time=time, id=item.get("id"))
-            model = item.get("model") if isinstance(item.get("model"), str) else model
-            tools: list[Message] = []
-            for raw_call in item.get("toolCalls") or []:
-                if not isinstance(raw_call, dict):
-                    warnings += 1
-                    continue
-                call = make_tool_call(
-                    str(raw_call.get("name") or "tool"), raw_call.get("args"), raw_call.get("id")
-                )
-                result = _result_text(raw_call.get("result"))
-                if raw_call.get("status") in ("error", "cancelled"):
-                    call.error = short_error(result or raw_call.get("resultDisplay") or "error")
-                out.tool_calls.append(call)
-                tool = Message(role="tool", text=result[:_TOOL_OUTPUT_LIMIT], time=time)
-                tool.tool_call_id = call.call_id
-                if call.error:
-                    tool.errors.append(call.error)
-                tools.append(tool)
-            messages.append(out)
-            messages.extend(tools)
-        elif kind in ("info", "warning", "error"):
-            out = Message(role="system", text=text.strip(), time=time, kind=kind)
-            if kind == "error":
-                out.errors.append(short_error(text))
-            messages.append(out)
+        try:
+            messages.extend(_message(item, skipped))
+        except Exception as exc:  # records have any shape: never let one cost the session
+            log.debug("Gemini message the parser cannot use: %s", exc.__class__.__name__)
+            skipped[SKIP_UNUSABLE] += 1
+            continue
+        if item["type"] in ("gemini", "model") and isinstance(item.get("model"), str):
+            model = item["model"]
     started, ended = span([m.time for m in messages])
     version = hashlib.sha256(str(file).encode() + b"\0" + raw).hexdigest()
+    session_id = data.get("sessionId")
+    if not isinstance(session_id, str | int) or isinstance(session_id, bool) or not session_id:
+        session_id = file.stem
     return Session(
         agent="gemini",
-        session_id=str(data.get("sessionId") or file.stem),
+        session_id=str(session_id),
         messages=messages,
         cwd=cwd,
         started=parse_time(data.get("startTime")) or started,
@@ -124,5 +170,6 @@ def parse(path: str | Path | SessionSource, cwd: str | None = None) -> Session:
         source=SourceInfo(
             paths=[str(file)], version=version, size=stat.st_size, mtime=stat.st_mtime
         ),
-        warnings=warnings,
+        warnings=sum(skipped.values()),
+        skipped=dict(skipped),
     )

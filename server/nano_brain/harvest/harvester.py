@@ -39,11 +39,13 @@ from typing import Any, Literal
 from ..errors import NanoBrainError, TombstonedError
 from ..fields import is_tag
 from ..filters import STATUSES, Filters
+from ..redact import redact_text
 from ..timeutil import iso
+from ._common import describe_skipped
+from ._files import ReadLimits, warn_once
 from .config import HarvestConfig, harvest_config_of
 from .digest import Digest, build_digest
 from .model import AgentName, Session, SessionSource, TranscriptError, is_within
-from .redact import redact_text
 from .sources import HarvestLocations, discover_sessions, load_session
 from .summarize import DIGEST, Summarizer, Summary, create_summarizer
 
@@ -83,12 +85,18 @@ class HarvestItem:
     """Why it failed, or (with a digest fallback) why the configured summariser failed."""
     warnings: int = 0
     """Malformed lines or records skipped while parsing."""
+    skipped: dict[str, int] | None = None
+    """The skipped lines by reason (malformed, too-long, too-deep, ...), when any."""
     redactions: int = 0
     due_in_s: float | None = None
     """For "settling": seconds until the source counts as settled."""
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def describe_skipped(self) -> str:
+        """`2 lines (1 malformed, 1 too-long)`, or "" when nothing was skipped."""
+        return describe_skipped(self.skipped) if self.skipped else ""
 
 
 @dataclass(slots=True)
@@ -108,11 +116,17 @@ class HarvestReport:
         """Items that wrote (or, in a dry run, would write) a summary."""
         return [i for i in self.items if i.action in ("added", "updated")]
 
+    @property
+    def warnings(self) -> int:
+        """Transcript lines skipped (malformed, too long, ...) across the sessions read."""
+        return sum(item.warnings for item in self.items)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "dry_run": self.dry_run,
             "elapsed_s": round(self.elapsed_s, 4),
             "counts": self.counts(),
+            "warnings": self.warnings,
             "items": [i.to_dict() for i in self.items],
         }
 
@@ -146,8 +160,9 @@ class Harvester:
         self.brain = brain
         self.config = config
         self.root = Path(brain.root)
-        self.locations = locations or config.locations.resolve()
+        self.locations = locations or HarvestLocations.from_config(config.locations)
         self.summarizer = summarizer or create_summarizer(config.summarizer)
+        self.limits = ReadLimits.of(config)
         self._clock = clock
         self._tickets = [re.compile(p) for p in config.ticket_patterns]
         # key -> (stamp, action) for outcomes that wrote nothing; see the module docstring
@@ -180,13 +195,22 @@ class Harvester:
         recorded, stones = self._snapshot()
         now = self._clock()
         report = HarvestReport(dry_run=dry_run)
-        for source in discover_sessions(self.root, self.locations, selected):
+        for source in discover_sessions(self.root, self.locations, selected, limits=self.limits):
             try:
                 item = self._one(source, recorded, stones, now, dry_run, settle_s)
             except Exception as exc:  # one bad session must not stop the tick
-                log.exception("harvesting %s failed", source.key)
+                log.debug("harvesting %s failed", source.key, exc_info=True)
                 item = HarvestItem("failed", source.agent, source.key, source.session_id)
                 item.error = f"{exc.__class__.__name__}: {exc}"
+            if item.action == "failed":  # once per process and error: a watcher re-tries
+                warn_once(
+                    f"failed:{source.key}:{item.error}",
+                    "cannot harvest %s: %s",
+                    source.key,
+                    item.error,
+                )
+            elif item.skipped and item.action in ("added", "updated"):
+                log.warning("%s: skipped %s", source.key, describe_skipped(item.skipped))
             report.items.append(item)
         report.elapsed_s = time.perf_counter() - started
         if report.changed or any(i.action == "failed" for i in report.items):
@@ -250,11 +274,12 @@ class Harvester:
             item.due_in_s = round(settle_s - (now - stamp.newest), 3)
             return item
         try:
-            session = load_session(source)
+            session = load_session(source, limits=self.limits)
         except TranscriptError as exc:
             item.action, item.error = "failed", str(exc)
             return item
         item.session_id, item.warnings = session.session_id, session.warnings
+        item.skipped = dict(session.skipped) or None
         if session.cwd and not is_within(session.cwd, self.root):
             # Folder names encode the cwd lossily (`/a/b-c` and `/a/b/c` share one):
             # the cwd recorded inside the transcript decides.
@@ -388,6 +413,7 @@ class Harvester:
             "source_mtime": source.mtime,
             "stamp": stamp.value,
             "warnings": session.warnings,
+            "skipped": dict(session.skipped),
             "redactions": digest.redactions,
             "summarizer": summary.summarizer,
             "summarizer_wanted": self.summarizer.name,
@@ -463,14 +489,26 @@ class Harvester:
                     except OSError as exc:  # inotify watch limit, permissions
                         log.warning("cannot watch %s: %s", base, exc)
 
+        waiting: set[str] = set()
+
         def tick(agents: Iterable[AgentName]) -> float | None:
             report = self.run_once(agents=agents, settle_s=settle)
             if on_report is not None:
                 on_report(report)
-            waits = [i.due_in_s for i in report.items if i.due_in_s is not None]
+            settling = [i for i in report.items if i.due_in_s is not None]
+            _announce_settling(settling, waiting, settle)
+            waits = [i.due_in_s for i in settling if i.due_in_s is not None]
             return time.monotonic() + min(waits) + 0.05 if waits else None
 
         schedule()
+        log.info(
+            "watching %s for sessions of %s (settle %gs, debounce %gs, rescan %gs)",
+            ", ".join(str(b) for b in sorted(set(bases.values()))) or "no folders",
+            ", ".join(selected) or "no agents",
+            settle,
+            debounce,
+            rescan,
+        )
         observer.start()
         try:
             settle_due = tick(selected)
@@ -502,6 +540,33 @@ class Harvester:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _announce_settling(items: list[HarvestItem], waiting: set[str], settle: float) -> None:
+    """Say, once per session, that watch is holding it back until it has been quiet.
+
+    Without this line a watcher sits silent for `settle_s` after every new session.
+    `waiting` is the set announced so far; sessions no longer settling leave it.
+    """
+    current = {item.source for item in items}
+    fresh = [item for item in items if item.source not in waiting]
+    waiting.intersection_update(current)
+    if not fresh:
+        return
+    waiting.update(item.source for item in fresh)
+    names = ", ".join(f"{i.agent} {(i.session_id or i.source)[:36]}" for i in fresh[:3])
+    more = f" and {len(fresh) - 3} more" if len(fresh) > 3 else ""
+    due = min(item.due_in_s or 0.0 for item in fresh)
+    log.info(
+        "waiting for %d session%s still being written to be quiet for %gs "
+        "(harvested in %.0fs if nothing changes): %s%s",
+        len(fresh),
+        "" if len(fresh) == 1 else "s",
+        settle,
+        due,
+        names,
+        more,
+    )
 
 
 def _earliest(a: float | None, b: float | None) -> float | None:

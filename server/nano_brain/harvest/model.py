@@ -6,18 +6,16 @@ every field but `agent`, `session_id` and `messages` is optional. Times are epoc
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..config import AGENTS as AGENTS  # defined with the config, which validates them
+from ..config import AgentName
 from ..errors import NanoBrainError
 
-AgentName = Literal["claude-code", "codex", "pi", "opencode", "gemini"]
 Role = Literal["user", "assistant", "system", "tool"]
-AGENTS: tuple[AgentName, ...] = ("claude-code", "codex", "pi", "opencode", "gemini")
 
 
 class TranscriptError(NanoBrainError):
@@ -96,6 +94,9 @@ class Session:
     model: str | None = None
     source: SourceInfo = field(default_factory=lambda: SourceInfo(paths=[], version=""))
     warnings: int = 0
+    """Lines and records skipped (malformed, too long, ...): the sum of `skipped`."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """What was skipped while reading, by reason (see `harvest._files`)."""
 
     def tool_calls(self) -> list[ToolCall]:
         """Every tool call in message order, sub-agents included."""
@@ -121,33 +122,6 @@ class SessionSource:
     def key(self) -> str:
         """Stable identity of the source, for recording what was derived from it."""
         return f"{self.agent}:{self.paths[0] if self.paths else ''}:{self.session_id or ''}"
-
-
-def fingerprint(paths: Iterable[str | Path], *, extra: str = "") -> SourceInfo:
-    """Content hash, total size and newest mtime of `paths` (missing files are skipped).
-
-    Parsers that already stream a file hash it as they read and do not call this; it is
-    for callers that want the version of a source without parsing it.
-    """
-    digest = hashlib.sha256()
-    size = 0
-    mtime = 0.0
-    names: list[str] = []
-    for raw in paths:
-        path = Path(raw)
-        try:
-            stat = path.stat()
-            with path.open("rb") as handle:
-                digest.update(str(path).encode() + b"\0")
-                for block in iter(lambda h=handle: h.read(1 << 20), b""):
-                    digest.update(block)
-        except OSError:
-            continue
-        names.append(str(path))
-        size += stat.st_size
-        mtime = max(mtime, stat.st_mtime)
-    digest.update(extra.encode())
-    return SourceInfo(paths=names, version=digest.hexdigest(), size=size, mtime=mtime)
 
 
 def is_within(path: str | None, root: str | Path) -> bool:

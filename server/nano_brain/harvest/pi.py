@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
+    DEFAULT_LIMITS,
+    SKIP_UNUSABLE,
     JsonlReader,
+    ReadLimits,
     block_text,
     cached_head,
     classify_user_text,
@@ -27,7 +30,9 @@ from ._common import (
     parse_time,
     short_error,
     span,
+    str_or_none,
 )
+from ._files import regular_files
 from .model import Message, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.pi/agent/sessions")
@@ -40,13 +45,15 @@ def encode_cwd(path: str | Path) -> str:
     return "--" + re.sub(r"[/\\:]", "-", inner) + "--"
 
 
-def _header_of(path: Path) -> dict[str, Any]:
+def _header_of(path: Path, limits: ReadLimits) -> dict[str, Any]:
     """The id and cwd from a session's header line."""
-    header = next(first_record(path, max_lines=1), {})
+    header = next(first_record(path, max_lines=1, limits=limits), {})
     return {key: header[key] for key in ("id", "cwd") if key in header}
 
 
-def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSource]:
+def discover(
+    root: str | Path, base: str | Path | None = None, limits: ReadLimits = DEFAULT_LIMITS
+) -> list[SessionSource]:
     """Sessions in the folder of `root` and of its sub-folders, confirmed by header cwd."""
     base_dir = Path(base or DEFAULT_BASE).expanduser()
     encoded = encode_cwd(Path(root))
@@ -60,8 +67,8 @@ def discover(root: str | Path, base: str | Path | None = None) -> list[SessionSo
         exact = folder.name == encoded
         if not exact and not folder.name.startswith(prefix):
             continue
-        for path in sorted(folder.glob("*.jsonl")):
-            header = cached_head(path, "pi:header", _header_of)
+        for path in regular_files(sorted(folder.glob("*.jsonl"))):
+            header = cached_head(path, "pi:header", lambda p: _header_of(p, limits))
             cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
             if exact or is_within(cwd, root):
                 sid = header.get("id") if isinstance(header.get("id"), str) else None
@@ -81,7 +88,7 @@ def _active_path(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         keep.add(node["id"])
         parent = node.get("parentId")
         node = by_id.get(parent) if isinstance(parent, str) else None
-    return [e for e in entries if e.get("id") in keep]
+    return [e for e in entries if isinstance(e.get("id"), str) and e["id"] in keep]
 
 
 class _Builder:
@@ -146,7 +153,7 @@ class _Builder:
                 role="tool",
                 text=text[:_TOOL_OUTPUT_LIMIT],
                 time=time,
-                tool_call_id=message.get("toolCallId"),
+                tool_call_id=str_or_none(message.get("toolCallId")),
             )
             if message.get("isError"):
                 error = short_error(text)
@@ -176,10 +183,10 @@ class _Builder:
                 self.messages.append(Message(role="user", text=text, time=time, kind="meta"))
 
 
-def parse(path: str | Path | SessionSource) -> Session:
+def parse(path: str | Path | SessionSource, limits: ReadLimits = DEFAULT_LIMITS) -> Session:
     """One Pi session (v1 linear or v2/v3 tree) from its JSONL file."""
     file = Path(path.paths[0]) if isinstance(path, SessionSource) else Path(path)
-    reader = JsonlReader()
+    reader = JsonlReader(limits)
     header: dict[str, Any] = {}
     entries: list[dict[str, Any]] = []
     for record in reader.read(file):
@@ -188,12 +195,11 @@ def parse(path: str | Path | SessionSource) -> Session:
         elif isinstance(record.get("type"), str):
             entries.append(record)
         else:
-            reader.warnings += 1
+            reader.skipped[SKIP_UNUSABLE] += 1
     builder = _Builder()
     builder.model = header.get("modelId") if isinstance(header.get("modelId"), str) else None
     for entry in _active_path(entries):
-        if not builder.add(entry):
-            reader.warnings += 1
+        reader.fold(builder.add, entry)
     started, ended = span([m.time for m in builder.messages])
     header_time = parse_time(header.get("timestamp"))
     session_id = header.get("id") if isinstance(header.get("id"), str) else None
@@ -212,4 +218,5 @@ def parse(path: str | Path | SessionSource) -> Session:
         model=builder.model,
         source=reader.source(),
         warnings=reader.warnings,
+        skipped=dict(reader.skipped),
     )

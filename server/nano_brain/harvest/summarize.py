@@ -18,10 +18,10 @@ from typing import Protocol
 
 import httpx
 
+from ..redact import redact
 from .config import SummarizerConfig
 from .digest import Digest
 from .model import Session
-from .redact import redact
 
 log = logging.getLogger("nano_brain.harvest")
 

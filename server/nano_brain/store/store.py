@@ -15,8 +15,10 @@ from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
 from . import _file
 from ._sqlite import load_vec, sqlite_module
+from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .vectors import VectorStore
+from .views import ViewQueries
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +117,7 @@ class Hit:
     score: float
 
 
-class Store(VectorStore):
+class Store(ViewQueries, HealthChecks, VectorStore):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
 
     A store this process may not write is opened read-only: reads work, writes raise
@@ -1028,12 +1030,7 @@ class Store(VectorStore):
                 "SELECT count(*) FROM chunk_vectors v LEFT JOIN chunks c ON c.id = v.chunk_id "
                 "WHERE c.id IS NULL"
             )[0][0],
-            "vec_index": self._rows(
-                "SELECT count(*) FROM vec_chunks q LEFT JOIN chunk_vectors v "
-                "ON v.chunk_id = q.chunk_id WHERE v.chunk_id IS NULL"
-            )[0][0]
-            if self.vector_model()
-            else 0,
+            "vec_index": self.vector_index_orphans(),
             "fts": self._rows(
                 "SELECT count(*) FROM chunks_fts_docsize s LEFT JOIN chunks c ON c.id = s.id "
                 "WHERE c.id IS NULL"

@@ -314,6 +314,17 @@ class VectorStore:
         )
         return _unpack(rows)
 
+    def vector_index_orphans(self: Store) -> int:
+        """k-NN index rows whose vector is gone, over every space (always zero when sound)."""
+        return sum(
+            self._rows(
+                f"SELECT count(*) FROM {_TABLES[space]} q LEFT JOIN chunk_vectors v "
+                "ON v.chunk_id = q.chunk_id WHERE v.chunk_id IS NULL"
+            )[0][0]
+            for space in SPACES
+            if self.vector_model(space)
+        )
+
     def vector_counts(self: Store) -> dict[str, Any]:
         rows = self._rows(
             "SELECT d.kind = 'code', count(*) FROM chunk_vectors v "

@@ -6,6 +6,7 @@ import type { FolderServer } from "../client";
 import type { CommandRouter } from "../commandRouter";
 import type { Location } from "../core/commandArgs";
 import type { MemoryDocuments } from "../documents";
+import type { MemoryPanels } from "../memoryPanel";
 import { errorText } from "../log";
 import type { ServerManager } from "../servers";
 import type { StatusBar } from "../statusBar";
@@ -14,6 +15,7 @@ export interface Context {
   manager: ServerManager;
   router: CommandRouter;
   documents: MemoryDocuments;
+  memory: MemoryPanels;
   status: StatusBar;
   log: vscode.LogOutputChannel;
 }

@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { registerAnchoredNotes } from "./anchoredNotes";
 import type { Context } from "./context";
 import { copyMcpConfig } from "./mcp";
+import { openMemory } from "./memory";
 import { recordDecision, retract, saveSelection, supersede } from "./notes";
 import { searchMemory, searchRelated } from "./search";
 import { wakeUp } from "./wakeUp";
@@ -16,6 +17,7 @@ export const COMMANDS = {
   supersede: "nanoBrain.supersede",
   retract: "nanoBrain.retract",
   wakeUp: "nanoBrain.wakeUp",
+  openMemory: "nanoBrain.openMemory",
   copyMcpConfig: "nanoBrain.copyMcpConfig",
   restartServer: "nanoBrain.restartServer",
   showLog: "nanoBrain.showLog",
@@ -32,6 +34,7 @@ export function registerCommands(ctx: Context): vscode.Disposable[] {
     register(COMMANDS.supersede, (arg) => supersede(ctx, arg)),
     register(COMMANDS.retract, (arg) => retract(ctx, arg)),
     register(COMMANDS.wakeUp, () => wakeUp(ctx)),
+    register(COMMANDS.openMemory, () => openMemory(ctx)),
     register(COMMANDS.copyMcpConfig, (client) =>
       copyMcpConfig(ctx, typeof client === "string" ? client : undefined),
     ),

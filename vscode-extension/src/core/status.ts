@@ -26,6 +26,14 @@ interface Counts {
   sessions: number;
 }
 
+/** What `nano-brain doctor --json` found wrong in one folder. */
+export interface Health {
+  errors: number;
+  warnings: number;
+  /** "error: store integrity: ... (fix: ...)", one per problem. */
+  problems: string[];
+}
+
 export function isWorkDoneValue(value: unknown): value is WorkDoneValue {
   if (typeof value !== "object" || value === null) return false;
   const kind = (value as { kind?: unknown }).kind;
@@ -40,6 +48,7 @@ export class StatusModel {
   private readonly tasks = new Map<string, Task>();
   private readonly counts = new Map<string, Counts>();
   private readonly states = new Map<string, ServerState>();
+  private readonly health = new Map<string, Health>();
 
   setState(folder: string, state: ServerState): void {
     this.states.set(folder, state);
@@ -49,11 +58,16 @@ export class StatusModel {
   removeFolder(folder: string): void {
     this.states.delete(folder);
     this.counts.delete(folder);
+    this.health.delete(folder);
     this.clearTasks(folder);
   }
 
   setCounts(folder: string, counts: Counts): void {
     this.counts.set(folder, counts);
+  }
+
+  setHealth(folder: string, health: Health): void {
+    this.health.set(folder, health);
   }
 
   progress(folder: string, token: string | number, value: WorkDoneValue): void {
@@ -107,11 +121,18 @@ export class StatusModel {
       sessions += c.sessions;
     }
     const noun = notes === 1 ? "note" : "notes";
-    const tooltip =
+    let tooltip =
       this.counts.size === 0
         ? "nano-brain: click to search memory"
         : `nano-brain: ${notes} ${noun}, ${sessions} session summaries. Click to search memory.`;
-    return { text: this.counts.size === 0 ? "$(book) nano-brain" : `$(book) ${notes} ${noun}`, tooltip };
+    let text = this.counts.size === 0 ? "$(book) nano-brain" : `$(book) ${notes} ${noun}`;
+    const problems = [...this.health.values()].flatMap((h) => h.problems);
+    if (problems.length > 0) {
+      const errors = [...this.health.values()].some((h) => h.errors > 0);
+      text = `${errors ? "$(error)" : "$(warning)"} ${text.replace("$(book) ", "")}`;
+      tooltip += `\n\nnano-brain doctor:\n${problems.slice(0, 8).join("\n")}${problems.length > 8 ? `\n… and ${problems.length - 8} more` : ""}`;
+    }
+    return { text, tooltip };
   }
 
   private indexingView(): StatusView {
@@ -148,4 +169,24 @@ export function countsFromStatus(value: unknown): Counts | undefined {
     return typeof n === "number" ? n : 0;
   };
   return { notes: get("note"), sessions: get("session") };
+}
+
+/** The problems of a `nano-brain doctor --json` report (undefined when it is not one). */
+export function healthFromDoctor(value: unknown): Health | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const checks = (value as { checks?: unknown }).checks;
+  if (!Array.isArray(checks)) return undefined;
+  const problems: string[] = [];
+  let errors = 0;
+  let warnings = 0;
+  for (const check of checks) {
+    if (typeof check !== "object" || check === null) continue;
+    const { level, area, name, detail, fix } = check as Record<string, unknown>;
+    if (level !== "error" && level !== "warning") continue;
+    if (level === "error") errors++;
+    else warnings++;
+    const how = typeof fix === "string" && fix !== "" ? ` (fix: ${fix})` : "";
+    problems.push(`${String(level)}: ${String(area)} ${String(name)}: ${String(detail)}${how}`);
+  }
+  return { errors, warnings, problems };
 }

@@ -3,6 +3,7 @@
 -- and the embedding model. A running nano-brain client answers for its own folders (through
 -- `nano-brain/indexStatus`); without one, `nano-brain status --json` answers for the workspace
 -- of the current directory (the buffer :checkhealth runs in is its own report, not a file).
+-- Last, `nano-brain doctor` checks the install, the store, the config and the private files.
 local M = {}
 
 local health = vim.health
@@ -90,6 +91,36 @@ local function report_cli(nb, base)
   info(("no nano-brain server attached (%s documents in the store)"):format(tostring(data.documents)))
 end
 
+--- `nano-brain doctor --json` for the workspace: one line per check, each problem with its fix.
+--- (doctor exits 1 when it found errors; its report is on stdout either way.)
+local function report_doctor(nb, base)
+  local argv = vim.list_extend(vim.deepcopy(base), { "doctor", "--json", "-w", nb.root_for(0) })
+  local out = ""
+  if vim.system then
+    local okrun, proc = pcall(vim.system, argv, { text = true })
+    out = okrun and (proc:wait(120000).stdout or "") or tostring(proc)
+  else
+    out = vim.fn.system(argv)
+  end
+  local okjson, data = pcall(vim.json.decode, out)
+  start("nano-brain doctor")
+  if not (okjson and type(data) == "table" and type(data.checks) == "table") then
+    warn("`" .. table.concat(argv, " ") .. "` gave no report: " .. vim.trim(out))
+    return
+  end
+  for _, c in ipairs(data.checks) do
+    local text = ("%s %s: %s"):format(c.area, c.name, c.detail)
+    local advice = (c.fix and c.fix ~= "") and { c.fix } or nil
+    if c.level == "error" then
+      fail(text, advice)
+    elseif c.level == "warning" then
+      warn(text, advice)
+    else
+      ok(text)
+    end
+  end
+end
+
 function M.check()
   start("nano-brain")
   if vim.fn.has("nvim-0.10") == 1 then
@@ -121,6 +152,9 @@ function M.check()
     report_cli(nb, base)
   end
   info("LSP log: " .. vim.lsp.get_log_path())
+  if exe and vim.fn.executable(exe) == 1 then
+    report_doctor(nb, base)
+  end
 end
 
 return M

@@ -1,0 +1,127 @@
+"""`nano-brain ui`: serve the memory page on loopback and hand the browser a one-time link.
+
+While it runs, `<state>/workspaces/<id>/ui-endpoint.json` (0600) says where, so a second
+`nano-brain ui` for the workspace asks the running server for a fresh one-time code (with the
+workspace token) and opens that instead of starting another server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..brain import Brain
+from ..errors import InvalidInputError
+from ..mcp.security import check_bind
+from ..mcp.statefiles import read_private, workspace_state_dir, write_private
+from ..mcp.transports import (
+    _absorb_resent_signals,
+    open_listener,
+    serve_announced,
+    uvicorn_server,
+)
+from .app import build_app
+from .session import OneTimeCodes
+
+log = logging.getLogger(__name__)
+
+ENDPOINT_FILE = "ui-endpoint.json"
+
+
+@dataclass(frozen=True, slots=True)
+class UiEndpoint:
+    """Where a running memory page is; `open_url` carries a one-time code (works once)."""
+
+    url: str
+    open_url: str
+    pid: int
+    workspace: str
+
+
+def endpoint_path(workspace_id: str) -> Path:
+    return workspace_state_dir(workspace_id) / ENDPOINT_FILE
+
+
+def read_running(workspace_id: str) -> tuple[str, int] | None:
+    """(url, pid) of this workspace's running page server, if its process is alive."""
+    try:
+        data = json.loads(read_private(endpoint_path(workspace_id)))
+    except (OSError, ValueError, InvalidInputError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    url, pid = data.get("url"), data.get("pid")
+    if not isinstance(url, str) or type(pid) is not int or not 0 < pid < 2**31:
+        return None
+    if not url.startswith("http://127.0.0.1:") and not url.startswith("http://[::1]:"):
+        return None  # only ever a loopback address of our own making
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return None
+    return url, pid
+
+
+def fresh_link(url: str, token: str) -> str | None:
+    """A one-time link from a running page server, or None when it does not answer."""
+    import httpx
+
+    try:
+        response = httpx.post(
+            f"{url}api/code", headers={"Authorization": f"Bearer {token}"}, timeout=5
+        )
+        code = response.json().get("code") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    return f"{url}#code={code}" if isinstance(code, str) and code else None
+
+
+def serve_ui(
+    brain: Brain,
+    *,
+    token: str,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    on_ready: Callable[[UiEndpoint], None] | None = None,
+) -> None:
+    """Serve the page until SIGINT/SIGTERM; loopback only, the workspace token required."""
+    check_bind(host, auth=True, allow_remote=False)
+    codes = OneTimeCodes()
+    sock = open_listener(host, port, None)
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    url = f"http://{shown}:{bound_port}/"
+    endpoint = UiEndpoint(url, f"{url}#code={codes.mint()}", os.getpid(), str(brain.root))
+    server = uvicorn_server(build_app(brain, token=token, codes=codes))
+    path = endpoint_path(brain.workspace_id)
+
+    def started() -> None:
+        write_private(path, json.dumps({"url": url, "pid": endpoint.pid,
+                                        "workspace": endpoint.workspace}))  # fmt: skip
+        log.info("serving the memory page on %s", url)
+        if on_ready is not None:
+            on_ready(endpoint)
+
+    previous = _absorb_resent_signals()
+    try:
+        asyncio.run(serve_announced(server, sock, started))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sock.close()
+        _remove_own_endpoint(path)
+
+
+def _remove_own_endpoint(path: Path) -> None:
+    try:
+        data = json.loads(read_private(path))
+    except (OSError, ValueError, InvalidInputError):
+        return
+    if isinstance(data, dict) and data.get("pid") == os.getpid():
+        path.unlink(missing_ok=True)
