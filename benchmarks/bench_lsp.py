@@ -35,16 +35,14 @@ import asyncio
 import json
 import os
 import re
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from lsprotocol import types as lsp
 
-from lsprotocol import types as lsp  # noqa: E402
-from tests.lsp.conftest import Session, start, stop  # noqa: E402
+from nano_brain.testing import Session, start, stop
 
 VOCAB = """cache invoice refund ledger parser token retry budget quota shard replica index
 account billing payment tax discount coupon order cart checkout shipping carrier parcel

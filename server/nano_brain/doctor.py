@@ -361,10 +361,10 @@ def _files(workspace: Path) -> Iterator[Check]:
 
 
 def _transcripts(workspace: Path, config: Config) -> Iterator[Check]:
-    from .harvest.sources import discover_sessions
+    from .harvest.sources import HarvestLocations, discover_sessions
 
     harvest = config.harvest
-    locations = harvest.locations.resolve()
+    locations = HarvestLocations.from_config(harvest.locations)
     seen = False
     for agent in harvest.agents:
         base = locations.base(agent).expanduser()

@@ -1,6 +1,6 @@
 """Third-party clients: the MCP Inspector CLI and the official conformance suite (Node).
 
-They skip only when node/npm are missing; `.ci/run` installs both (tests/mcp/node).
+They fail, with the set-up command, when tests/mcp/node is not installed (scripts/setup-dev).
 """
 
 from __future__ import annotations

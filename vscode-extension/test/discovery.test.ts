@@ -50,7 +50,7 @@ describe("server discovery order", () => {
     if (!found.ok) {
       assert.equal(found.explicit, true);
       assert.match(notFoundMessage(found), /nanoBrain\.server\.path/);
-      assert.match(notFoundMessage(found), /pip install nano-brain/);
+      assert.match(notFoundMessage(found), /pipx install \/path\/to\/nano-brain/);
     }
   });
 
@@ -88,7 +88,7 @@ describe("server discovery order", () => {
       assert.equal(found.explicit, false);
       assert.equal(found.tried.length, 2);
       const message = notFoundMessage(found);
-      assert.match(message, /pip install nano-brain/);
+      assert.match(message, /pipx install \/path\/to\/nano-brain/);
       assert.match(message, /nanoBrain\.server\.path/);
       assert.doesNotMatch(message, /at .*\.js/); // not a stack trace
     }

@@ -1,24 +1,113 @@
-"""The click group and the helpers every command module shares."""
+"""The click group and the helpers every command module shares.
+
+Start-up is part of the interface: agents and scripts call the CLI in loops. The group knows
+its commands from the table below and imports a command's module only when that command runs
+(`--help` lists the table), and nothing here imports the store, the embedding runtime or rich
+at module level.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
+import os
+import re
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from .. import __version__
-from ..brain import Brain
-from ..errors import NanoBrainError
+from ..errors import InvalidInputError, NanoBrainError, StoreError
+from ._progress import progress_bar
+
+if TYPE_CHECKING:
+    from ..brain import Brain
+    from ..config import LoadedConfig
+
+__all__ = ["common_options", "emit", "load_workspace", "main", "open_brain", "progress_bar"]
 
 log = logging.getLogger("nano_brain")
-_err = Console(stderr=True)
+
+#: Each module's commands and the line `nano-brain --help` shows for each. A test checks every
+#: line against the command's docstring, and that every registered command is listed here.
+_MODULES: dict[str, dict[str, str]] = {
+    "code_cmd": {
+        "callees": "Calls made directly inside SYMBOL (unresolved ones are shown with a ?).",
+        "callers": "Call sites confidently resolved to SYMBOL.",
+        "impact": "Who is affected by changing SYMBOL: transitive callers and anchored notes.",
+        "index": "Index the workspace's code (incremental: unchanged files cost a stat).",
+        "symbols": "Find symbols by qualified name, Class.method, bare name or name fragment.",
+    },
+    "config_cmd": {
+        "config": "Show or check the effective configuration.",
+    },
+    "doctor_cmd": {
+        "doctor": "Check the install, store, config and private files; exit 1 on errors.",
+    },
+    "documents": {
+        "delete": "Delete a document and everything derived from it.",
+        "get": "Show a document by #id or source path.",
+        "list": "List documents, most recently updated first.",
+        "tags": "List tags with how many documents carry each.",
+        "write": "Save a note (CONTENT, --file, or stdin).",
+    },
+    "harvest_cmd": {
+        "harvest": "Summarise this workspace's agent sessions into memory (new and grown ones).",
+        "sessions": "List this workspace's harvested sessions, most recent first.",
+        "watch": "Harvest now, then whenever an agent's transcripts change (Ctrl-C stops).",
+    },
+    "lsp_cmd": {
+        "lsp": "Run the language server the editor starts; logs go to the editor, never stdout.",
+    },
+    "maintenance": {
+        "reembed": "Embed every chunk again with the configured model (after changing models).",
+        "status": "Store size, counts, model and which search legs are available.",
+    },
+    "mcp_cmd": {
+        "mcp": "Serve this workspace's memory to one agent over stdio (the agent starts this).",
+        "mcp-config": "Print the HTTP endpoint, the bearer token and snippets for agent clients.",
+        "serve": "Serve this workspace's memory over streamable HTTP (loopback or a unix socket).",
+    },
+    "memory": {
+        "confirm": "Confirm an unreviewed (or retracted) document: it becomes active.",
+        "evict": "Apply `storage.max_size` now: evict documents until the store fits.",
+        "forget": "Delete a document and keep it deleted: its source is never derived again.",
+        "history": "Every version of a document and what happened to it.",
+        "log": "The audit log: every mutation, who made it, when, and the previous status.",
+        "pin": "Pin a document so the storage limit never evicts it.",
+        "retract": "Mark a document as wrong: kept for the record, hidden from every default read.",
+        "review": "List documents waiting for review (confirm them with `nano-brain confirm`).",
+        "supersede": "Mark OLD as superseded by NEW (both #id or source path).",
+        "tombstones": "Sources that stay deleted (undo with `nano-brain forget --undo SOURCE`).",
+        "wake-up": "What to read at session start: decisions, most used, recent, sessions.",
+    },
+    "search": {
+        "query": "Hybrid search: lexical and vector legs fused.",
+        "search": "Lexical (full-text) search only.",
+        "vsearch": "Vector (semantic) search only.",
+    },
+    "ui_cmd": {
+        "ui": "Serve the memory page on 127.0.0.1 and open it in the browser.",
+    },
+}
+#: command name -> (module, short help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    name: (module, text) for module, names in _MODULES.items() for name, text in names.items()
+}
+
+# click >= 8.2 raises this for a group called without a command (8.1 printed the help itself).
+_NoArgsIsHelp: type[click.UsageError] = getattr(
+    click.exceptions, "NoArgsIsHelpError", type("_Never", (click.UsageError,), {})
+)
+
+#: Exit codes besides the error tree's (README "Using the CLI").
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 workspace_option = click.option(
@@ -42,8 +131,40 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return workspace_option(db_option(json_option(func)))
 
 
-def open_brain(workspace: Path | None, db: Path | None) -> Brain:
-    return Brain(workspace, db_path=db)
+def load_workspace(workspace: Path | None) -> tuple[Path, LoadedConfig]:
+    """The workspace root (which must be a folder) and its effective config."""
+    from .. import paths
+    from ..config import load_config
+
+    root = paths.workspace_root(workspace)
+    if not root.is_dir():
+        raise InvalidInputError(f"workspace {root} is not a directory")
+    return root, load_config(root)
+
+
+def open_brain(
+    workspace: Path | None,
+    db: Path | None,
+    *,
+    create: bool = False,
+    actor: str = "cli",
+    loaded: tuple[Path, LoadedConfig] | None = None,
+) -> Brain:
+    """The workspace's Brain. Only commands that write new content pass `create`: every other
+    command on a store that does not exist says so and creates no file or folder."""
+    from .. import paths
+    from ..brain import Brain
+
+    root, config = loaded or load_workspace(workspace)
+    if not create:
+        path = Path(db or config.config.storage.db_path or paths.default_db_path(root))
+        if not path.expanduser().exists():
+            where = f"at {path}" if db else f"for workspace {root}: {path}"
+            raise StoreError(
+                f"no store {where} does not exist (nothing saved yet; "
+                "`nano-brain write` or `nano-brain index` creates it)"
+            )
+    return Brain(root, config=config, db_path=db, actor=actor)
 
 
 def emit(data: Any, as_json: bool, human: Callable[[], None]) -> None:
@@ -53,24 +174,108 @@ def emit(data: Any, as_json: bool, human: Callable[[], None]) -> None:
         human()
 
 
-class _Group(click.Group):
-    """Turns nano-brain errors into one line on stderr and a non-zero exit code."""
+def fail(message: str, code: int) -> None:
+    """The one way the CLI reports an error: one line on stderr, then exit `code`."""
+    line = re.sub(r"\s+", " ", message).strip()
+    click.echo(f"nano-brain: error: {line}", err=True)
+    sys.exit(code)
 
-    def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
+
+class _Group(click.Group):
+    """Loads command modules on demand; every error becomes one line and an exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            # The module's decorators register its commands on this group.
+            importlib.import_module(f"{__package__}.{COMMANDS[cmd_name][0]}")
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            if name in COMMANDS:
+                text = click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit)
+            else:  # registered by a plugin module already imported
+                text = self.commands[name].get_short_help_str(limit)
+            rows.append((name, text))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        # numpy's OpenBLAS starts a thread per core when it loads (~45 ms of a `query`); the
+        # vector leg multiplies a few hundred rows at most, and onnxruntime has its own threads.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        argv = args[0] if args else kwargs.get("args")
         # Bytes that are not UTF-8 reach Python's argv as lone surrogates, which no store or
         # output can encode: refuse them once, here, before any command sees them.
-        for arg in sys.argv[1:] if args is None else args:
+        for arg in sys.argv[1:] if argv is None else argv:
             if not _is_text(arg):
-                click.echo(f"nano-brain: error: argument {arg!r} is not UTF-8 text", err=True)
-                sys.exit(2)
-        return super().main(args, *rest, **kwargs)
-
-    def invoke(self, ctx: click.Context) -> Any:
+                fail(f"argument {arg!r} is not UTF-8 text", EXIT_USAGE)
+        kwargs["standalone_mode"] = False
         try:
-            return super().invoke(ctx)
+            code = super().main(*args, **kwargs)
+        except _NoArgsIsHelp as exc:  # bare `nano-brain` or `nano-brain config`: the help
+            click.echo(exc.ctx.get_help() if exc.ctx else "")
+            sys.exit(0)
+        except click.UsageError as exc:
+            command = exc.ctx.command_path if exc.ctx else "nano-brain"
+            message = exc.format_message().rstrip(". ")
+            message = message[:1].lower() + message[1:]
+            fail(f"{message} (see {command} --help)", EXIT_USAGE)
+        except click.ClickException as exc:  # BadParameter outside parsing, FileError
+            fail(exc.format_message(), EXIT_USAGE)
         except NanoBrainError as exc:
-            click.echo(f"nano-brain: error: {exc}", err=True)
-            sys.exit(exc.exit_code)
+            fail(str(exc), exc.exit_code)
+        except (click.Abort, KeyboardInterrupt):
+            fail("interrupted", EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            # `nano-brain list | head`: the reader left; nothing to report, nothing to flush.
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+            sys.exit(0)
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            fail(f"{exc.strerror or exc}{where}", 1)
+        except Exception as exc:  # a bug: one line, the traceback with -vv
+            log.debug("unexpected error", exc_info=True)
+            fail(f"internal error: {type(exc).__name__}: {exc} (-vv shows the traceback)", 1)
+        code = code if isinstance(code, int) else 0
+        if argv is None:  # the command line, not a test or a program calling main(args)
+            _exit_now(code)
+        sys.exit(code)
+
+
+def _is_text(arg: str) -> bool:
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _exit_now(code: int) -> None:
+    """Exit without the interpreter's teardown when nothing else runs.
+
+    Tearing down the modules a command imported (pydantic models above all) costs ~35 ms of
+    CPU, a sixth of a `get`. The command has closed its store and written its output; with no
+    other thread alive there is nothing left for atexit handlers or finalizers to finish, so
+    flush and leave. Servers and watchers (threads still running) exit the normal way.
+    """
+    if threading.active_count() > 1:
+        sys.exit(code)
+    logging.shutdown()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass  # the reader left (`nano-brain list | head`)
+    sys.stderr.flush()
+    os._exit(code)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -82,47 +287,3 @@ def main(verbose: int) -> None:
     logging.basicConfig(
         level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
-
-
-def _is_text(arg: str) -> bool:
-    try:
-        arg.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-class progress_bar:
-    """A rich progress bar on stderr (silent with --json or when stderr is no terminal)."""
-
-    def __init__(self, quiet: bool) -> None:
-        self._bar = (
-            None
-            if quiet
-            else Progress(
-                TextColumn("embedding"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=_err,
-                transient=True,
-            )
-        )
-        self._task: Any = None
-
-    def __enter__(self) -> Callable[[int, int], None]:
-        if self._bar is not None:
-            self._bar.start()
-
-        def update(done: int, total: int) -> None:
-            if self._bar is None:
-                return
-            if self._task is None:
-                self._task = self._bar.add_task("", total=total)
-            self._bar.update(self._task, completed=done, total=total)
-
-        return update
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()

@@ -6,60 +6,19 @@ and prints to stdout only its result (progress and logs go to stderr).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..codeindex.indexer import IndexReport
 from ..codeindex.model import SYMBOL_KINDS
 from ..codeindex.service import CallInfo, CodeIndex
 from ..errors import EmbeddingError
-from ._app import common_options, emit, main, open_brain, progress_bar
+from ._app import common_options, emit, main, open_brain
+from ._progress import PhaseProgress, progress_bar
 
-_err = Console(stderr=True)
 _PHASES = {"scan": "scanning", "parse": "indexing", "resolve": "resolving calls"}
-
-
-class _IndexBar:
-    """One rich bar that follows the index phases (silent with --json)."""
-
-    def __init__(self, quiet: bool) -> None:
-        self._bar = (
-            None
-            if quiet
-            else Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=_err,
-                transient=True,
-            )
-        )
-        self._tasks: dict[str, Any] = {}
-
-    def __enter__(self) -> Callable[[str, int, int], None]:
-        if self._bar is not None:
-            self._bar.start()
-        return self.update
-
-    def update(self, phase: str, done: int, total: int) -> None:
-        if self._bar is None:
-            return
-        task = self._tasks.get(phase)
-        if task is None:
-            task = self._tasks[phase] = self._bar.add_task(
-                _PHASES.get(phase, phase), total=total or None
-            )
-        self._bar.update(task, completed=done, total=total or None)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 @main.command("index")
@@ -69,7 +28,12 @@ class _IndexBar:
     multiple=True,
     help="Gitignore-style pattern to leave out (repeatable), on top of .gitignore.",
 )
-@click.option("--workers", type=int, default=None, help="Parser processes (default: up to 2).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Parser processes (default: up to 2).",
+)
 @click.option(
     "--embed/--no-embed",
     default=True,
@@ -85,9 +49,9 @@ def index_cmd(
     embed: bool,
 ) -> None:
     """Index the workspace's code (incremental: unchanged files cost a stat)."""
-    with open_brain(workspace, db) as brain:
+    with open_brain(workspace, db, create=True) as brain:
         code = CodeIndex(brain, exclude=exclude, workers=workers)
-        with _IndexBar(as_json) as bar:
+        with PhaseProgress(as_json, _PHASES) as bar:
             report = code.index(progress=bar)
         data = report.to_dict()
         data["embedded"] = 0
@@ -211,12 +175,14 @@ def callees_cmd(
 
 @main.command("impact")
 @click.argument("symbol")
-@click.option("--depth", type=int, default=3, show_default=True, help="Hops of callers, 1-10.")
+@click.option(
+    "--depth", type=click.IntRange(1, 10), default=3, show_default=True, help="Hops of callers."
+)
 @common_options
 def impact_cmd(
     symbol: str, depth: int, workspace: Path | None, db: Path | None, as_json: bool
 ) -> None:
-    """Who is affected by changing SYMBOL: transitive callers, and the notes anchored to them."""
+    """Who is affected by changing SYMBOL: transitive callers and anchored notes."""
     with open_brain(workspace, db) as brain:
         result = CodeIndex(brain).impact(symbol, depth)
 

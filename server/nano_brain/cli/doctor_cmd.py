@@ -14,7 +14,7 @@ from ._app import common_options, emit, main
 @click.option("--repair", is_flag=True, help="Rebuild full-text indexes that drifted.")
 @common_options
 def doctor(repair: bool, workspace: Path | None, db: Path | None, as_json: bool) -> None:
-    """Check the install, the store, the config and the private files; exit 1 on errors."""
+    """Check the install, store, config and private files; exit 1 on errors."""
     from .. import doctor as checks
 
     report = checks.run(workspace, db_path=db, repair=repair)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,9 @@ import click
 
 from ..errors import InvalidInputError
 from ..filters import KINDS, STATUSES, Filters
-from ._app import common_options, emit, main, open_brain
+from ._app import common_options, emit, load_workspace, main, open_brain
+
+_READ_BLOCK = 1 << 16
 
 
 @main.command()
@@ -48,9 +52,10 @@ def write(
     as_json: bool,
 ) -> None:
     """Save a note (CONTENT, --file, or stdin)."""
-    text = _read_content(content, file)
+    loaded = load_workspace(workspace)
+    text = _read_content(content, file, loaded[1].config.storage.max_content_bytes)
     meta = _parse_metadata(metadata)
-    with open_brain(workspace, db) as brain:
+    with open_brain(workspace, db, create=True, loaded=loaded) as brain:
         result = brain.write(
             text,
             title=title,
@@ -161,21 +166,87 @@ def tags_cmd(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     )
 
 
-def _read_content(content: str | None, file: str | None) -> str:
+def _read_content(content: str | None, file: str | None, cap: int) -> str:
+    """The note's text; files and stdin are read up to `cap` + 1 bytes, never more."""
     if content is not None and file is not None:
         raise InvalidInputError("give the content as an argument or with --file, not both")
     if content is not None:
         return content
     if file is None and sys.stdin.isatty():
         raise InvalidInputError("no content: pass it as an argument, with --file, or on stdin")
-    try:
-        raw = sys.stdin.buffer.read() if file in (None, "-") else Path(file).read_bytes()
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from exc
+    if file in (None, "-"):
+        raw = _read_stdin(cap)
+    else:
+        raw = _read_file(file, cap)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"content is not valid UTF-8 (byte {exc.start})") from None
+
+
+def _read_file(file: str, cap: int) -> bytes:
+    # O_NONBLOCK: opening a FIFO nobody writes to must not hang before the type check.
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(file, flags)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidInputError(
+                f"--file {file} is not a regular file ({_file_type(info.st_mode)}); "
+                "pipe other input on stdin"
+            )
+        if info.st_size > cap:
+            raise InvalidInputError(f"{file} is {info.st_size} bytes, over the {cap}-byte cap")
+        return _read_capped(fd, cap, file)
+    finally:
+        os.close(fd)
+
+
+def _read_stdin(cap: int) -> bytes:
+    """Standard input up to `cap` + 1 bytes (a stream without a descriptor, as a program
+    embedding the CLI may pass, is read the same bounded way)."""
+    try:
+        fd = sys.stdin.buffer.fileno()
+    except (AttributeError, OSError, ValueError):
+        data = sys.stdin.buffer.read(cap + 1)
+        if len(data) > cap:
+            raise InvalidInputError(f"stdin holds more than the {cap}-byte cap") from None
+        return data
+    return _read_capped(fd, cap, "stdin")
+
+
+def _read_capped(fd: int, cap: int, name: str) -> bytes:
+    """At most `cap` bytes from `fd`; more than that is an error (read stops at cap + 1)."""
+    parts: list[bytes] = []
+    size = 0
+    while size <= cap:
+        try:
+            block = os.read(fd, min(_READ_BLOCK, cap + 1 - size))
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read {name}: {exc.strerror}") from None
+        if not block:
+            break
+        parts.append(block)
+        size += len(block)
+    if size > cap:
+        raise InvalidInputError(f"{name} holds more than the {cap}-byte cap")
+    return b"".join(parts)
+
+
+def _file_type(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 def _parse_metadata(metadata: str | None) -> dict[str, Any]:

@@ -75,7 +75,7 @@ def harvest(
     db: Path | None,
     as_json: bool,
 ) -> None:
-    """Summarise this workspace's agent sessions into memory (new and grown ones only)."""
+    """Summarise this workspace's agent sessions into memory (new and grown ones)."""
     with _open(workspace, db) as brain:
         harvester = Harvester(brain)
         report = harvester.run_once(agents=agents or None, dry_run=dry_run)  # type: ignore[arg-type]
@@ -116,6 +116,7 @@ def watch(
     if progress.getEffectiveLevel() > logging.INFO:
         progress.setLevel(logging.INFO)
     with _open(workspace, db) as brain:
+        brain.embedder.start()  # summaries are embedded in the background as they land
         harvester = Harvester(brain)
         if not as_json:
             click.echo(f"watching agent transcripts for {brain.root} (Ctrl-C stops)", err=True)
@@ -138,7 +139,7 @@ def watch(
 def sessions(
     ticket: str | None, limit: int, workspace: Path | None, db: Path | None, as_json: bool
 ) -> None:
-    """List this workspace's harvested session summaries, most recent sessions first.
+    """List this workspace's harvested sessions, most recent first.
 
     Each line shows when the session happened (its first and last message, UTC); --json
     adds `started`, `ended` and `harvested_at` (when its summary was last written).

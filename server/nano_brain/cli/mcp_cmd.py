@@ -118,7 +118,7 @@ def serve(
 @workspace_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def mcp_config(workspace: Path | None, as_json: bool) -> None:
-    """Print the HTTP endpoint, the bearer token and ready snippets for agent clients."""
+    """Print the HTTP endpoint, the bearer token and snippets for agent clients."""
     root = paths.workspace_root(workspace)
     if not root.is_dir():
         raise InvalidInputError(f"workspace {root} is not a directory")

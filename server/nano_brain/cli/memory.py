@@ -192,10 +192,16 @@ def evict(workspace: Path | None, db: Path | None, as_json: bool) -> None:
 
 
 @main.command(name="wake-up")
-@click.option("--budget", type=int, default=4000, show_default=True, help="Characters at most.")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=200),
+    default=4000,
+    show_default=True,
+    help="Characters at most.",
+)
 @common_options
 def wake_up(budget: int, workspace: Path | None, db: Path | None, as_json: bool) -> None:
-    """What to read at the start of a session: decisions, most used, recent, sessions."""
+    """What to read at session start: decisions, most used, recent, sessions."""
     with open_brain(workspace, db) as brain:
         result = brain.wake_up(budget_chars=budget)
     emit(result.model_dump(), as_json, lambda: click.echo(result.text))

@@ -7,7 +7,6 @@ from ..errors import EmbeddingError
 from . import shipped as _shipped  # noqa: F401  (registers the shipped local models)
 from .base import EmbeddingProvider, normalize
 from .local import LOCAL_MODELS, LocalModelSpec, LocalOnnxProvider
-from .remote import OllamaProvider, OpenAIProvider
 
 __all__ = [
     "EmbeddingProvider",
@@ -53,6 +52,8 @@ def create_provider(
             known = ", ".join(sorted(LOCAL_MODELS)) or "none"
             raise EmbeddingError(f"unknown local model {key!r} (shipped: {known})")
         return LocalOnnxProvider(spec, threads=config.threads)
+    from .remote import OllamaProvider, OpenAIProvider  # httpx: only for remote providers
+
     if config.provider == "ollama":
         return OllamaProvider(
             model=model or "nomic-embed-text",

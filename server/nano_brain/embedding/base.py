@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where vectors are made, not by every CLI call
+    import numpy as np
 
 
 class EmbeddingProvider(ABC):
@@ -32,6 +34,8 @@ class EmbeddingProvider(ABC):
 
 def normalize(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero)."""
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0

@@ -16,9 +16,10 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
+if TYPE_CHECKING:  # imported by the methods that run the model
+    import numpy as np
 
 from .. import paths
 from ..errors import EmbeddingError
@@ -108,6 +109,8 @@ class LocalOnnxProvider(EmbeddingProvider):
         return self._run([self._spec.query_prefix + text])[0]
 
     def _run(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(texts)
@@ -123,6 +126,8 @@ class LocalOnnxProvider(EmbeddingProvider):
         return out
 
     def _infer(self, token_ids: list[list[int]]) -> np.ndarray:
+        import numpy as np
+
         width = max(len(t) for t in token_ids)
         ids = np.full((len(token_ids), width), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(token_ids), width), dtype=np.int64)

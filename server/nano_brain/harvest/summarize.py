@@ -14,14 +14,15 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from typing import Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Protocol
 
 from ..redact import redact
 from .config import SummarizerConfig
 from .digest import Digest
 from .model import Session
+
+if TYPE_CHECKING:  # httpx (~50 ms) only when an endpoint is configured
+    import httpx
 
 log = logging.getLogger("nano_brain.harvest")
 
@@ -93,6 +94,8 @@ class OpenAISummarizer:
         self._model = model
         self._api_key_env = api_key_env
         self._max_input = max_input_chars
+        import httpx
+
         self._client = httpx.Client(timeout=timeout_s, transport=transport)
 
     @property
@@ -133,6 +136,8 @@ class OpenAISummarizer:
                 {"role": "user", "content": prompt},
             ],
         }
+        import httpx
+
         try:
             response = self._client.post(self._url, json=payload, headers=headers)
         except httpx.HTTPError as exc:

@@ -7,7 +7,9 @@ choice is made once and cached.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import logging
+import os
 import sqlite3 as _stdlib_sqlite3
 from types import ModuleType
 
@@ -29,10 +31,18 @@ def sqlite_module() -> ModuleType:
     return sqlean
 
 
+@functools.cache
+def _vec_path() -> str:
+    # `import sqlite_vec` imports numpy (~80 ms) for helpers we never use: locate the
+    # extension it ships (what sqlite_vec.loadable_path() returns) without importing it.
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the sqlite-vec package is not installed")
+    return os.path.join(list(spec.submodule_search_locations)[0], "vec0")
+
+
 def load_vec(conn: object) -> None:
     """Load the sqlite-vec extension into a connection."""
-    import sqlite_vec
-
     conn.enable_load_extension(True)  # type: ignore[attr-defined]
-    sqlite_vec.load(conn)
+    conn.load_extension(_vec_path())  # type: ignore[attr-defined]
     conn.enable_load_extension(False)  # type: ignore[attr-defined]

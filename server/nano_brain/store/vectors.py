@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-
 from ..errors import StoreError
 from ..filters import Filters
 
 if TYPE_CHECKING:
+    import numpy as np  # imported where vectors are read or written, not on every open
+
     from .store import Store
 
 Space = Literal["text", "code"]
@@ -192,6 +192,8 @@ class VectorStore:
     def copy_vectors(self: Store, from_doc: int, to_doc: int) -> int:
         """Give a new version's chunks the vectors of identical chunks of the version before
         (same title, heading and text): an edit re-embeds only what changed."""
+        import numpy as np
+
         pairs = self._rows(
             "SELECT n.id, o.id FROM chunks n JOIN chunks o ON o.doc_id = ? AND o.embedded = 1 "
             "AND o.body = n.body AND o.title = n.title AND o.heading = n.heading "
@@ -222,6 +224,8 @@ class VectorStore:
         self: Store, items: Sequence[tuple[int, int, np.ndarray]], *, space: Space = "text"
     ) -> int:
         """Save unit vectors for chunks that still exist; returns how many were stored."""
+        import numpy as np
+
         model = self.vector_model(space)
         if model is None:
             raise StoreError(f"no {space} embedding model is recorded in the store")
@@ -271,6 +275,8 @@ class VectorStore:
         Kind, collection and time filters are applied inside the index scan; the caller
         applies the rest to the candidates.
         """
+        import numpy as np
+
         model = self.vector_model(space)
         if model is None:
             return []
@@ -288,6 +294,8 @@ class VectorStore:
         self: Store, chunk_ids: Sequence[int], filters: Filters
     ) -> tuple[list[int], list[int], np.ndarray]:
         """Full vectors of those chunks that pass the filters: (chunk ids, doc ids, matrix)."""
+        import numpy as np
+
         if not chunk_ids:
             return [], [], np.zeros((0, 0), dtype=np.float32)
         where, params = self._predicate(filters)
@@ -365,6 +373,8 @@ def _quantizer(dim: int) -> str:
 
 
 def _unpack(rows: list[Any]) -> tuple[list[int], list[int], np.ndarray]:
+    import numpy as np
+
     if not rows:
         return [], [], np.zeros((0, 0), dtype=np.float32)
     matrix = np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])

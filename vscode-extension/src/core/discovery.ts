@@ -88,7 +88,8 @@ export function describe(candidate: ServerCommand): string {
   return [candidate.command, ...candidate.args].join(" ");
 }
 
-export const INSTALL_COMMAND = "pip install nano-brain";
+// nano-brain is not on PyPI: install it from a checkout (pipx keeps it off the system Python).
+export const INSTALL_COMMAND = "pipx install /path/to/nano-brain";
 
 /** The one notification shown when no server runs. */
 export function notFoundMessage(result: Extract<Discovery, { ok: false }>): string {

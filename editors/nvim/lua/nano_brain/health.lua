@@ -50,7 +50,9 @@ local function model_text(model)
   if model.name == nil or model.name == vim.NIL then
     return ("none (%s)"):format(tostring(model.reason or model.provider))
   end
-  return ("%s (%s, %sd)"):format(model.name, tostring(model.provider), tostring(model.dim))
+  -- the CLI reports no dimension until the store holds vectors (it does not load the model)
+  local dim = (model.dim == nil or model.dim == vim.NIL) and "?" or tostring(model.dim)
+  return ("%s (%s, %sd)"):format(model.name, tostring(model.provider), dim)
 end
 
 local function report_server(nb, client)
@@ -82,7 +84,12 @@ local function report_cli(nb, base)
   local okrun, out = run(argv)
   local okjson, data = pcall(vim.json.decode, okrun and out or "")
   if not (okrun and okjson and type(data) == "table") then
-    warn("`" .. table.concat(argv, " ") .. "` failed: " .. vim.trim(out))
+    if not okrun and out:find("no store", 1, true) then
+      -- a workspace nothing was saved in yet: the server creates its store on first start
+      info(vim.trim((out:gsub("^nano%-brain: error: ", ""))))
+    else
+      warn("`" .. table.concat(argv, " ") .. "` failed: " .. vim.trim(out))
+    end
     return
   end
   ok(("workspace %s: store %s"):format(data.workspace or root, tostring(data.store)))
@@ -126,14 +133,14 @@ function M.check()
   if vim.fn.has("nvim-0.10") == 1 then
     ok("Neovim " .. tostring(vim.version()) .. " (vim.lsp.start)")
   else
-    warn("Neovim older than 0.10: using the vim.lsp.start_client fallback")
+    warn("Neovim older than 0.10 is not tested: using the vim.lsp.start_client fallback")
   end
   local nb = require("nano_brain")
   local base = base_cmd(nb.config.cmd)
   local exe = base[1]
   if not exe or vim.fn.executable(exe) ~= 1 then
     fail(("`%s` not found or not executable"):format(tostring(exe)), {
-      "pip install nano-brain (it puts `nano-brain` on PATH)",
+      "install nano-brain from its checkout: pipx install /path/to/nano-brain (puts `nano-brain` on PATH)",
       "or set cmd in require('nano_brain').setup({ cmd = { '/path/to/nano-brain', 'lsp' } })",
     })
   else

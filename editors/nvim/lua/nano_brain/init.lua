@@ -67,8 +67,8 @@ function M.root_for(buf)
   return found and vim.fs.dirname(found) or vim.fn.getcwd()
 end
 
---- Start (or reuse) the server for the buffer's root. Neovim 0.10+ uses vim.lsp.start;
---- on older versions, vim.lsp.start_client + vim.lsp.buf_attach_client (documented fallback).
+--- Start (or reuse) the server for the buffer's root with vim.lsp.start (Neovim 0.10 and 0.11
+--- are tested); older versions get vim.lsp.start_client + vim.lsp.buf_attach_client, untested.
 function M.start(buf)
   buf = buf or vim.api.nvim_get_current_buf()
   if vim.bo[buf].buftype ~= "" or vim.api.nvim_buf_get_name(buf) == "" then
@@ -84,7 +84,8 @@ function M.start(buf)
     cmd = M.config.cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
-    init_options = M.config.init_options,
+    -- an empty Lua table is encoded as the JSON array []; the server wants an object, or nothing
+    init_options = next(M.config.init_options) ~= nil and M.config.init_options or nil,
     -- a client's capabilities replace the defaults: merge the user's over them
     capabilities = M.config.capabilities
       and vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), M.config.capabilities),
