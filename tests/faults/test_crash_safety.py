@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -62,8 +63,8 @@ EMBED_KILLS = 6
 CLI_KILLS = 10
 #: Kills of a `nano-brain index` run (at random, in its write phase, in its embedding).
 INDEX_KILLS = 6
-#: Paragraphs (about 1 KB each) of a big note: tens of chunks to embed.
-BIG_PARAGRAPHS = 40
+#: Paragraphs (about 1 KB each) of a big note: several batches of chunks to embed.
+BIG_PARAGRAPHS = 100
 CALL_TIMEOUT = 120.0
 
 pytestmark = pytest.mark.timeout(900)
@@ -154,11 +155,26 @@ async def write_note(client: Client, note: Note) -> str:
 
 
 async def kill_while_embedding(
-    client: Client, kill: Callable[[], None], *, note: Note, ledger: Ledger, delay: float
+    client: Client,
+    kill: Callable[[], None],
+    *,
+    note: Note,
+    ledger: Ledger,
+    workspace: Path,
+    delay: float,
 ) -> None:
-    """Write a big note; ``delay`` seconds after its acknowledgement, while the server's
-    background worker embeds its chunks, SIGKILL the server."""
+    """Write a big note; once the server's background worker has stored its first batch of
+    vectors, wait ``delay`` seconds more and SIGKILL the server (in a later batch, or
+    between two)."""
     ledger.acked.append(note.acked(await write_note(client, note)))
+    store = Store(paths.default_db_path(workspace), paths.workspace_id(workspace))
+    try:
+        pending = store.pending_count()
+        await anyio.to_thread.run_sync(
+            lambda: wait_until(lambda: store.pending_count() < pending, 120, step=0.005)
+        )
+    finally:
+        store.close()
     await anyio.sleep(delay)
     kill()
 
@@ -300,11 +316,12 @@ def test_mcp_servers_killed_while_embedding_a_big_note(
         scratch = tmp_path / f"round{round_no}"
         scratch.mkdir()
         big = make_note(rng, f"bigk{round_no:02d}", paragraphs=BIG_PARAGRAPHS)
-        delay = rng.uniform(0.05, 1.5)
-
-        body = partial(kill_while_embedding, note=big, ledger=ledger, delay=delay)
+        delay = rng.uniform(0.0, 0.2)
+        body = partial(
+            kill_while_embedding, note=big, ledger=ledger, workspace=workspace, delay=delay
+        )
         kill_round(body, workspace, transport, scratch, ledger, tally)
-    # most kills must have landed while chunks were waiting for their vectors
+    # the kills landed while chunks were waiting for their vectors
     assert sum(1 for p in tally.pending_after_kill if p) >= EMBED_KILLS // 2
     caught_up(workspace, tmp_path, ledger, tally, capsys, started)
 
