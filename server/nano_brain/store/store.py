@@ -15,8 +15,10 @@ from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
 from . import _file
 from ._sqlite import load_vec, sqlite_module
+from .consolidation import ConsolidationQueries
 from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .routes import RouteQueries
 from .vectors import VectorStore
 from .views import ViewQueries
 
@@ -117,7 +119,7 @@ class Hit:
     score: float
 
 
-class Store(ViewQueries, HealthChecks, VectorStore):
+class Store(ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQueries):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
 
     A store this process may not write is opened read-only: reads work, writes raise
