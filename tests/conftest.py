@@ -23,6 +23,10 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 # Node or Neovim run the rest locally; CI (.ci/run) never passes it.
 _ALLOW_SKIP = "allow_skip"
 _skipped: list[str] = []
+# A suite CI relies on (the fault, fuzz, auth and thread suites) can also test nothing by
+# collecting nothing: a renamed file, a parametrization over an empty list. `.ci/run` names
+# them with `--require-suite PATH`; the run fails unless each had a test pass.
+_passed: dict[str, int] = {}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -30,6 +34,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--allow-skips",
         action="store_true",
         help="do not fail the run when tests are skipped (local runs without Node/Neovim)",
+    )
+    parser.addoption(
+        "--require-suite",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="fail the run unless a test in this file or folder passed (repeatable; CI)",
     )
 
 
@@ -40,6 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "skipping is expected",
     )
     _skipped.clear()
+    _passed.clear()
 
 
 def _note_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
@@ -51,6 +63,20 @@ def _note_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _note_skip(report)
+    if report.when == "call" and report.passed:
+        path = report.nodeid.split("::", 1)[0]
+        _passed[path] = _passed.get(path, 0) + 1
+
+
+def _suites(config: pytest.Config) -> dict[str, int]:
+    """Each required suite and how many of its tests passed."""
+    out: dict[str, int] = {}
+    for suite in config.getoption("--require-suite"):
+        prefix = suite.rstrip("/")
+        out[suite] = sum(
+            n for path, n in _passed.items() if path == prefix or path.startswith(prefix + "/")
+        )
+    return out
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
@@ -60,6 +86,12 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
 ) -> None:
+    suites = _suites(config)
+    if suites:
+        terminalreporter.write_sep("=", "required suites")
+        for suite, passed in suites.items():
+            verdict = f"{passed} passed" if passed else "nothing passed: the run fails"
+            terminalreporter.write_line(f"{suite}: {verdict}", red=not passed)
     skipped = list(dict.fromkeys(_skipped))
     if not skipped or config.getoption("--allow-skips"):
         return
@@ -74,7 +106,9 @@ def pytest_terminal_summary(
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if _skipped and not session.config.getoption("--allow-skips"):
+    skipped = _skipped and not session.config.getoption("--allow-skips")
+    empty_suite = not all(_suites(session.config).values())
+    if skipped or empty_suite:
         if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -112,3 +112,44 @@ def test_a_failing_run_keeps_its_failure_code(tmp_path: Path) -> None:
     )
     assert done.returncode == pytest.ExitCode.TESTS_FAILED
     assert "1 failed" in done.stdout
+
+
+def test_a_required_suite_that_ran_nothing_fails_the_run(tmp_path: Path) -> None:
+    tests = """
+        import pytest
+
+        CASES = []  # a parametrization over nothing: the file collects no test
+
+        @pytest.mark.parametrize("case", CASES)
+        def test_case(case):
+            assert case
+        """
+    (tmp_path / "faults").mkdir()
+    (tmp_path / "faults" / "test_kills.py").write_text("def test_kill():\n    assert True\n")
+    done = _run(
+        tmp_path,
+        tests,
+        "--require-suite=test_sample.py",
+        "--require-suite=faults",
+        "--require-suite=test_renamed.py",
+    )
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout
+    assert "test_sample.py: nothing passed: the run fails" in done.stdout
+    assert "test_renamed.py: nothing passed: the run fails" in done.stdout
+    assert "faults: 1 passed" in done.stdout
+
+
+def test_required_suites_that_passed_pass_the_run(tmp_path: Path) -> None:
+    done = _run(
+        tmp_path,
+        """
+        def test_one():
+            assert True
+
+        def test_two():
+            assert True
+        """,
+        "--require-suite=test_sample.py",
+    )
+    assert done.returncode == pytest.ExitCode.OK, done.stdout
+    assert "test_sample.py: 2 passed" in done.stdout
