@@ -35,6 +35,7 @@ from .models import (
 from .redact import redact_text
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, Store
+from .store.code import FULLTEXT_PENDING_KEY
 from .store.vectors import Space
 from .timeutil import iso, parse_duration, parse_instant
 
@@ -89,6 +90,12 @@ class Brain(VectorAccess):
         self._threads: dict[str, tuple[str, int, float]] = {}
         self._thread_lock = threading.Lock()
         self._search = SearchPipeline(self.store, self.config, self)
+        if not self.store.read_only and self.store.meta_get(FULLTEXT_PENDING_KEY) == "1":
+            # an index run was killed (or is running) mid bulk load: the code index's module
+            # is loaded only then
+            from .codeindex.indexer import recover_interrupted_run
+
+            recover_interrupted_run(self)
 
     def close(self) -> None:
         self.embedder.stop()
