@@ -37,6 +37,7 @@ from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, Store
 from .store.code import FULLTEXT_PENDING_KEY
 from .store.vectors import Space
+from .text import one_line
 from .timeutil import iso, parse_duration, parse_instant
 
 log = logging.getLogger(__name__)
@@ -697,7 +698,7 @@ def _wake_item(row: DocumentRow, body: str) -> WakeUpItem:
         tags=row.tags,
         updated_at=iso(row.updated_at) or "",
         access_count=row.access_count,
-        snippet=" ".join(body.split())[:240],
+        snippet=one_line(body, 240),
     )
 
 

@@ -258,6 +258,19 @@ class HarvestConfig(_Section):
         return list(dict.fromkeys(value))
 
 
+class ConsolidateConfig(_Section):
+    every: str | None = Field(
+        None,
+        description="run a consolidation pass this often in the editor's sidecar (e.g. 24h); "
+        "it only proposes (the review queue applies); off when unset",
+    )
+
+    @field_validator("every")
+    @classmethod
+    def _duration(cls, value: str | None) -> str | None:
+        return None if value is None else _positive_duration(value)
+
+
 class ChunkingConfig(_Section):
     max_chars: int = Field(1200, ge=200, le=100_000)
     overlap_chars: int = Field(150, ge=0, le=10_000)
@@ -306,6 +319,7 @@ class Config(_Section):
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     redact: RedactConfig = Field(default_factory=RedactConfig)
     history: HistoryConfig = Field(default_factory=HistoryConfig)
+    consolidate: ConsolidateConfig = Field(default_factory=ConsolidateConfig)
 
 
 class LoadedConfig(BaseModel):

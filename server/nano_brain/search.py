@@ -58,7 +58,7 @@ _HISTORY_POOL = 10
 # codeindex.parse.search_title), so it weighs less against the body than a note's title.
 _CODE_BM25_WEIGHTS = (2.0, 1.0)
 # Words naming a language say which code, not what it does ("python read csv"); dropped from
-# code-only queries that have other words. ("go" is too common an English word to drop.)
+# code-only keyword queries that have other words. ("go" is too common an English word to drop.)
 _LANGUAGE_WORDS = frozenset(
     """python python2 python3 py pythonic javascript js node nodejs typescript ts tsx jsx java
     golang rust ruby""".split()
@@ -182,7 +182,9 @@ class SearchPipeline:
         query = _code_query(request.query) if code_only else request.query
         weights = _CODE_BM25_WEIGHTS if code_only else BM25_WEIGHTS
         if request.mode in ("hybrid", "vector"):
-            for leg, status, hits in self._vector(query, filters, vector_pool):
+            # language names stay in what is embedded: the code model read them beside code
+            # ("python ..." docstrings), and without them CoSQA's vector MRR falls 0.531 -> 0.515
+            for leg, status, hits in self._vector(request.query, filters, vector_pool):
                 legs[leg] = status
                 if hits is not None:
                     ranked[leg] = hits

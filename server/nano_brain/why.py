@@ -27,6 +27,7 @@ from .filters import Filters, is_decision
 from .history import History
 from .history.indexer import META_SHALLOW
 from .store.history import HistoryStore
+from .text import one_line
 from .timeutil import iso
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ def anchored_notes(brain: Brain, names: list[str], *, snippet_chars: int = 300) 
                 author=author_label(doc.author),
                 created_at=iso(doc.created_at) or "",
                 stale=state,
-                snippet=_clip(body, snippet_chars),
+                snippet=one_line(body, snippet_chars),
             )
         )
     out.sort(key=lambda n: (not n.decision, _STATUS_RANK.get(n.status, 4), _neg(n.created_at)))
@@ -252,7 +253,7 @@ def _related(
         if hit.id in seen:
             continue
         out.append(WhyRelated(id=hit.id, title=hit.title, kind=hit.kind,
-                              snippet=_clip(hit.snippet, snippet_chars)))  # fmt: skip
+                              snippet=one_line(hit.snippet, snippet_chars)))  # fmt: skip
         if len(out) >= limit:
             break
     return out
@@ -271,11 +272,6 @@ def history_state(brain: Brain) -> str:
     return "history not indexed yet (run `nano-brain index`)"
 
 
-def _clip(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(1, width - 1)].rstrip() + "…"
-
-
 # -- rendering ------------------------------------------------------------------------------------
 
 
@@ -285,7 +281,8 @@ def commit_line(c: WhyCommit | Any, *, subject_chars: int = 72) -> str:
         renamed = " · renamed here"
     elif c.change in ("added", "removed"):
         renamed = f" · {c.change}"
-    return f"`{c.hash[:8]}` {_clip(c.subject, subject_chars)} — {c.author}, {c.date[:10]}{renamed}"
+    subject = one_line(c.subject, subject_chars)
+    return f"`{c.hash[:8]}` {subject} — {c.author}, {c.date[:10]}{renamed}"
 
 
 def note_badges(n: WhyNote) -> list[str]:

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 from ..filters import is_decision
+from ..text import one_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +56,6 @@ def age(seconds_ago: float) -> str:
         if s >= size:
             return f"{int(s // size)}{unit}"
     return f"{int(s)}s"
-
-
-def clip(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +131,13 @@ def hover_markdown(
             for c in history.commits:
                 how = f" · {c.change}" if c.change in ("added", "renamed") else ""
                 out.append(
-                    f"- `{c.hash[:8]}` {clip(c.subject, 60)} — {c.author}, {c.date[:10]}{how}"
+                    f"- `{c.hash[:8]}` {one_line(c.subject, 60)} — {c.author}, {c.date[:10]}{how}"
                 )
         if history.sessions:
             out += ["", "**Agent sessions**"]
             for s in history.sessions:
                 via = "" if s.via == "file" else f" · {s.via}"
-                out.append(f"- {clip(s.title, 60)} `#{s.id}` · {s.updated_at[:10]}{via}")
+                out.append(f"- {one_line(s.title, 60)} `#{s.id}` · {s.updated_at[:10]}{via}")
     if related:
         out += ["", "**Related memory**"] if out else ["**Related memory**"]
         for r in related:
