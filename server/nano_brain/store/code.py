@@ -14,10 +14,14 @@ import json
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..filters import Filters
+from ._sqlite import inserted_id
 from .store import Store
+
+if TYPE_CHECKING:
+    import sqlite3
 
 #: Collection of one-chunk-per-symbol documents, and of Markdown/text files of the workspace.
 CODE_COLLECTION = "code"
@@ -185,7 +189,7 @@ class CodeStore:
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self.store._rows(sql, params)
 
-    def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    def _exec(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         return self.store._exec(sql, params)
 
     def _rows_in(self, sql: str, keys: Iterable[Any], params: Sequence[Any] = ()) -> list[Any]:
@@ -483,7 +487,7 @@ class CodeStore:
                 (self.ws, path, size, mtime_ns, sha256, language, namespace, default_export,
                  int(has_errors), now),
             )  # fmt: skip
-            file_id = int(cursor.lastrowid)
+            file_id = inserted_id(cursor)
         doc_id, chunk_id = self._next_ids()
         docs: list[tuple[Any, ...]] = []
         chunks: list[tuple[Any, ...]] = []
@@ -551,7 +555,7 @@ class CodeStore:
             "indexed_at) VALUES (?, ?, ?, ?, ?, NULL, ?)",
             (self.ws, path, size, mtime_ns, sha256, now),
         )
-        file_id = int(cursor.lastrowid)
+        file_id = inserted_id(cursor)
         if path in tombstoned or not chunks or self.source_owner(path) is not None:
             return 0
         doc_id, chunk_id = self._next_ids()

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._sqlite import inserted_id
+
 if TYPE_CHECKING:
-    from .store import Store
+    from ._host import StoreHost as Store
 
 _COLUMNS = (
     "id, created_at, action, cluster, members, survivor, title, content, reason, score, status, "
@@ -67,7 +69,7 @@ class ConsolidationQueries:
             (self.workspace_id, at, action, cluster_key(members), json.dumps(list(members)),
              survivor, title, content, reason, score, actor),
         )  # fmt: skip
-        return int(cursor.lastrowid) if cursor.rowcount else None
+        return inserted_id(cursor) if cursor.rowcount else None
 
     def proposed_clusters(self: Store) -> set[str]:
         return {

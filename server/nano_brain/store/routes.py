@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ._host import StoreHost as Store
 
 # (kind, framework, method, path, owner, target, handler, scope, line)
 FactRow = tuple[Any, ...]

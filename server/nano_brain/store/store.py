@@ -9,18 +9,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ..filters import DECISION_COLLECTION, DECISION_TAGS, Filters
 from . import _file
-from ._sqlite import load_vec, sqlite_module
+from ._sqlite import inserted_id, load_vec, sqlite_module
 from .consolidation import ConsolidationQueries
 from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .routes import RouteQueries
 from .vectors import VectorStore
 from .views import ViewQueries
+
+if TYPE_CHECKING:
+    import sqlite3
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +139,8 @@ class Store(ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQ
         self._damaged: str | None = None
         self._pruning = False
         self._read_only: str | None = None
-        self._db = self._connect(busy_timeout_ms)
+        # sqlite3's or sqlean's (the same module built with extensions): typed as sqlite3's
+        self._db: sqlite3.Connection = self._connect(busy_timeout_ms)
         try:
             self._migrate()
             self._check_workspace()
@@ -268,7 +272,7 @@ class Store(ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQ
                     raise  # a query FTS5 cannot parse: the search leg reports it
                 raise self._failed(exc) from exc
 
-    def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    def _exec(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         with self._lock:
             self._check_usable()
             try:
@@ -531,7 +535,7 @@ class Store(ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQ
                 thread_seq,
             ),
         )
-        return int(cursor.lastrowid)
+        return inserted_id(cursor)
 
     def update_metadata(self, doc_id: int, metadata: dict[str, Any]) -> None:
         self._exec(
@@ -671,7 +675,9 @@ class Store(ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQ
             f"FROM audit_log WHERE workspace_id = ? {where} ORDER BY id DESC LIMIT ?",
             (self.workspace_id, *params, limit),
         )
-        return [AuditRow(*r[:8], json.loads(r[8])) for r in rows]
+        return [
+            AuditRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8])) for r in rows
+        ]
 
     def prune_audit(
         self, before: float, *, at: float, actor: str, details: dict[str, Any] | None = None
@@ -720,7 +726,8 @@ class Store(ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQ
                 f"CAST(d.created_at / {float(tier_seconds)} AS INTEGER), "
                 "d.access_count, d.created_at, d.id"
             )
-        where, params = "d.pinned = 0", []
+        where = "d.pinned = 0"
+        params: list[str] = []
         if protect_decisions:
             decision, params = _decision_sql()
             where += f" AND NOT (d.status = 'active' AND {decision})"
@@ -1059,8 +1066,9 @@ def _document(r: Sequence[Any], *, historical: bool) -> DocumentRow:
     if historical:
         status, successor, changed_at = json.loads(r[12])
     return DocumentRow(
-        *r[:8], json.loads(r[8]), r[9], r[10], r[11], status, changed_at, successor,
-        *r[15:20], bool(r[20]), r[21], thread=r[22], thread_seq=r[23],
+        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]), r[9], r[10], r[11],
+        status, changed_at, successor, r[15], r[16], r[17], r[18], r[19], bool(r[20]), r[21],
+        thread=r[22], thread_seq=r[23],
     )  # fmt: skip
 
 

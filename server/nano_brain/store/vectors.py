@@ -25,7 +25,7 @@ from ..filters import Filters
 if TYPE_CHECKING:
     import numpy as np  # imported where vectors are read or written, not on every open
 
-    from .store import Store
+    from ._host import StoreHost as Store
 
 Space = Literal["text", "code"]
 SPACES: tuple[Space, ...] = ("text", "code")
@@ -176,7 +176,7 @@ class VectorStore:
             "ORDER BY c.id LIMIT ?",
             (limit,),
         )
-        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
+        return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def pending_count(self: Store, space: Space | None = None) -> int:
         if space is None:
@@ -195,7 +195,7 @@ class VectorStore:
             "AND embedded = 0 ORDER BY seq",
             (doc_id,),
         )
-        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
+        return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def copy_vectors(self: Store, from_doc: int, to_doc: int) -> int:
         """Give a new version's chunks the vectors of identical chunks of the version before

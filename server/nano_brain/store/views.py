@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..filters import KINDS, Filters
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ._host import StoreHost as Store
 
 #: Anchored code whose symbol changed or vanished since the note was anchored.
 _STALE = "(s.sha256 IS NULL OR s.sha256 != a.symbol_sha256)"
