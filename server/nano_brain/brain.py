@@ -35,7 +35,9 @@ from .models import (
 from .redact import redact_text
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, Store
+from .store.code import FULLTEXT_PENDING_KEY
 from .store.vectors import Space
+from .text import one_line
 from .timeutil import iso, parse_duration, parse_instant
 
 log = logging.getLogger(__name__)
@@ -89,6 +91,12 @@ class Brain(VectorAccess):
         self._threads: dict[str, tuple[str, int, float]] = {}
         self._thread_lock = threading.Lock()
         self._search = SearchPipeline(self.store, self.config, self)
+        if not self.store.read_only and self.store.meta_get(FULLTEXT_PENDING_KEY) == "1":
+            # an index run was killed (or is running) mid bulk load: the code index's module
+            # is loaded only then
+            from .codeindex.indexer import recover_interrupted_run
+
+            recover_interrupted_run(self)
 
     def close(self) -> None:
         self.embedder.stop()
@@ -687,7 +695,7 @@ def _wake_item(row: DocumentRow, body: str) -> WakeUpItem:
         tags=row.tags,
         updated_at=iso(row.updated_at) or "",
         access_count=row.access_count,
-        snippet=" ".join(body.split())[:240],
+        snippet=one_line(body, 240),
     )
 
 

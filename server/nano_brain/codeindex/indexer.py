@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
-from ..store.code import BulkFile, CodeStore, FileRecord
+from ..store.code import FULLTEXT_PENDING_KEY, BulkFile, CodeStore, FileRecord
 from ._route_links import relink
 from .errors import CodeIndexError
 from .languages import code_extensions
@@ -60,8 +60,7 @@ POOL_THRESHOLD = 48
 #: Files per write transaction: small enough that other writers never wait long.
 BATCH_FILES = 250
 _PENDING_KEY = "code_resolve_pending"
-#: set while symbol chunks of a bulk run wait for their full-text rows
-_FULLTEXT_KEY = "code_fulltext_pending"
+_FULLTEXT_KEY = FULLTEXT_PENDING_KEY
 #: more names than this to re-resolve: resolving everything is as cheap
 _MAX_NAMES = 4000
 _CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "module", "type"})
@@ -221,21 +220,43 @@ _Interface = tuple[Any, list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
 @contextmanager
-def _run_lock(db_path: Path) -> Iterator[None]:
+def _run_lock(db_path: Path, *, wait: bool = True) -> Iterator[bool]:
     """One index run at a time per store, across processes (an editor's sidecar and a CLI
     run may index the same store): a bulk run's unfinished state must not be mistaken for an
-    interrupted one."""
+    interrupted one. Yields whether the lock is held (without ``wait``: False when a run
+    holds it)."""
     try:
         import fcntl
     except ImportError:  # Windows: runs are not serialised across processes
-        yield
+        yield wait
         return
     with open(f"{db_path}.index-lock", "a+b") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(fh, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def recover_interrupted_run(brain: Brain) -> bool:
+    """Finish what an index run killed mid-way left undone (the full-text rows of a bulk
+    load, its lookup indexes), unless a run is under way: that one is unfinished, not
+    interrupted. True when something was repaired.
+
+    Every Brain that may write calls this when its store says a bulk load is unfinished, so
+    the next process of any kind (not only the next index run) finds whole full-text
+    indexes: a search sees every symbol, and deleting a symbol's chunks never asks FTS5 to
+    forget rows it never had (which would damage the index).
+    """
+    with _run_lock(brain.store.path, wait=False) as held:
+        if not held or brain.store.meta_get(_FULLTEXT_KEY) != "1":
+            return False
+        Indexer(brain)._recover()
+        return True
 
 
 _collector_lock = threading.Lock()

@@ -21,9 +21,10 @@ from ..codeindex import Routes, Symbol
 from ..errors import NanoBrainError
 from ..filters import Filters
 from ..store.code import AnchorRecord
+from ..text import one_line
 from ..timeutil import parse_instant
 from .options import InitializationOptions
-from .render import NoteView, RelatedView, clip, hover_markdown, lens_title
+from .render import NoteView, RelatedView, hover_markdown, lens_title
 from .text import innermost, path_to_uri, symbols_named, word_at
 from .workspaces import Folder
 
@@ -130,7 +131,7 @@ def note_views(
                 tags=tuple(doc.tags),
                 collection=doc.collection,
                 created_at=parse_instant(doc.created_at),
-                snippet=clip(body, snippet_chars),
+                snippet=one_line(body, snippet_chars),
                 symbol=anchor.qualified_name,
                 stale=staleness(anchor, ctx),
             )
@@ -325,7 +326,7 @@ def code_actions(ctx: Context, rng: lsp.Range) -> list[lsp.CodeAction]:
         for a in anchors_of(ctx.folder, [sym.qualified_name]):
             if a.doc_status != "active":
                 continue
-            label = clip(a.doc_title or a.doc_uid, 40)
+            label = one_line(a.doc_title or a.doc_uid, 40)
             old = {**where, "old": a.doc_uid}
             retract = {"id": a.doc_uid, "uri": ctx.uri, "reason": "marked stale from the editor"}
             add(f"nano-brain: Supersede note #{a.doc_uid} ({label})…", "nano-brain.supersede", old)

@@ -55,11 +55,6 @@ def age(seconds_ago: float) -> str:
     return f"{int(s)}s"
 
 
-def clip(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
-
-
 def hover_markdown(
     symbol: str | None,
     notes: list[NoteView],
