@@ -40,7 +40,7 @@ class HoverOptions(_Section):
         2048, ge=0, le=100_000, description="related-memory results kept between hovers (0: none)"
     )
     related_budget_ms: int = Field(
-        20,
+        25,
         ge=0,
         le=10_000,
         description="how long a hover waits for a related-memory search it has no cached "
