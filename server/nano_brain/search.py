@@ -207,7 +207,8 @@ class SearchPipeline:
         if request.mode in ("hybrid", "lexical") and not request.kind and self._history_weight:
             try:
                 commits = filters.model_copy(update={"kinds": ("commit",)})
-                hits, _ = self._lexical(query, commits, _HISTORY_POOL, weights)
+                # commits have no trigram rows: that fallback would scan the notes' for nothing
+                hits, _ = self._lexical(query, commits, _HISTORY_POOL, weights, trigram=False)
                 if hits:
                     ranked["history"] = hits[:_HISTORY_POOL]
                     legs["history"] = "ok"
@@ -232,7 +233,13 @@ class SearchPipeline:
     # -- legs -----------------------------------------------------------------------------
 
     def _lexical(
-        self, query: str, filters: Filters, pool: int, weights: tuple[float, float]
+        self,
+        query: str,
+        filters: Filters,
+        pool: int,
+        weights: tuple[float, float],
+        *,
+        trigram: bool = True,
     ) -> tuple[list[Hit], list[str]]:
         terms = _terms(query)
         hits: list[Hit] = []
@@ -248,7 +255,7 @@ class SearchPipeline:
                     "chunks_fts", " OR ".join(_quote(t) for t in words), filters, pool, weights
                 )
                 hits = _merge(hits, more, pool)
-        if len(hits) < pool:
+        if len(hits) < pool and trigram:
             grams = list(dict.fromkeys(g for t in terms for g in _grams(t)))
             if grams and (len(words) < len(terms) or not hits):
                 fallback.append("trigram")
