@@ -370,16 +370,18 @@ def test_index_runs_killed_while_writing_and_embedding(
     rng = random.Random(SEED + 3)
     tally = Tally("code index runs")
     ledger = Ledger()
-    # one run to the end, to learn how long a run lives on this (shared, loaded) machine
-    generate_tree(tmp_path / "calibration", rng, files=60)
-    t0 = time.monotonic()
-    cli_json("index", "-w", str(tmp_path / "calibration"), "--no-embed")
-    lifetime = time.monotonic() - t0
+    # runs to the end, to learn how long a run lives on this machine; the first pays for
+    # cold caches (bytecode, grammars), so the second is the one measured
+    for name in ("warm-up", "calibration"):
+        generate_tree(tmp_path / name, rng, files=60)
+        t0 = time.monotonic()
+        cli_json("index", "-w", str(tmp_path / name), "--no-embed")
+        lifetime = time.monotonic() - t0
     attempt = 0
     root = tmp_path
     while tally.kills < INDEX_KILLS:
         attempt += 1
-        assert attempt <= 3 * INDEX_KILLS, "the index runs kept finishing before their kill"
+        assert attempt <= 5 * INDEX_KILLS, "the index runs kept finishing before their kill"
         root = tmp_path / f"tree{attempt}"
         expected = generate_tree(root, rng, files=rng.randint(50, 70))
         how = ("any moment", "write phase", "embedding")[tally.kills % 3]
@@ -435,7 +437,7 @@ def _wait_for(how: str, root: Path, proc: Any, rng: random.Random, lifetime: flo
     """Wait for the moment to kill an index run: a random one of its ``lifetime``, once it
     has written symbols, or once it embeds them."""
     if how == "any moment":
-        time.sleep(rng.uniform(0.1, 0.9) * lifetime)
+        time.sleep(rng.uniform(0.1, 0.7) * lifetime)
         return
     db = paths.default_db_path(root)
     assert wait_until(lambda: db.exists() or proc.poll() is not None, 120)
@@ -446,7 +448,7 @@ def _wait_for(how: str, root: Path, proc: Any, rng: random.Random, lifetime: flo
             assert wait_until(
                 lambda: store.pending_count("code") > 0 or proc.poll() is not None, 120
             )
-            time.sleep(rng.uniform(0.0, 0.03))
+            time.sleep(rng.uniform(0.0, 0.01))  # what is left of a small run is quick
         else:
             first = [0]
 
