@@ -57,7 +57,7 @@ import numpy as np
 from nano_brain import Brain, EmbeddingError, Filters, SearchRequest, StoreError
 from nano_brain.config import LoadedConfig, load_config
 from nano_brain.embedding import EmbeddingProvider, create_provider, normalize
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SHARED = Path(__file__).resolve().parents[2] / "shared"

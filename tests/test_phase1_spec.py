@@ -14,9 +14,9 @@ from nano_brain.config import load_config
 from nano_brain.paths import workspace_id
 from nano_brain.search import decay_score, usage_boost
 from nano_brain.store import Store
-from nano_brain.store._sqlite import load_vec, sqlite_module
-from nano_brain.store.migrations import MIGRATIONS
-from nano_brain.store.store import _statements
+from nano_brain.store.sqlite._driver import load_vec, sqlite_module
+from nano_brain.store.sqlite.migrations import MIGRATIONS
+from nano_brain.store.sqlite.store import _statements
 
 from .conftest import TinyEmbedder
 

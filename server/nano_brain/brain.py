@@ -33,7 +33,7 @@ from .models import (
 from .redact import redact_text
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, Store
-from .store.vectors import Space
+from .store.spaces import Space
 from .timeutil import iso, parse_duration, parse_instant
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,8 @@ from .config import EmbeddingConfig
 from .embedding import EmbeddingProvider, configured_name, create_provider
 from .errors import EmbeddingError, ModelMismatchError
 from .store import Store
-from .store.vectors import SPACES, PendingChunk, Space, space_of_kind
+from .store.rows import PendingChunk
+from .store.spaces import SPACES, Space, space_of_kind
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .store import DocumentRow
-from .store.store import AuditRow
+from .store.rows import AuditRow
 from .timeutil import iso
 
 

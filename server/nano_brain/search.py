@@ -23,7 +23,7 @@ from .errors import InvalidInputError, NanoBrainError
 from .filters import Filters, Kind, Status
 from .models import SearchHit, SearchResponse
 from .store import BM25_WEIGHTS, DocumentRow, Hit, Store
-from .store.vectors import MAX_K, Space, spaces_for
+from .store.spaces import MAX_K, Space, spaces_for
 from .timeutil import iso, parse_duration, parse_instant
 
 if TYPE_CHECKING:  # numpy only when the vector leg runs

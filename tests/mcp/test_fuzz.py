@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 from .conftest import Env, make_env, nano_brain_command, stdio_client
 from .fuzzing import tool_arguments

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
-from ..store.code import BulkFile, CodeStore, FileRecord
+from ..store import CodeStore
+from ..store.code import BulkFile, FileRecord
 from .errors import CodeIndexError
 from .languages import code_extensions
 from .model import Assignment, CallSite, FileIndex, ImportEdge, Symbol

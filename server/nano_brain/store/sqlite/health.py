@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._sqlite import sqlite_module
+from ._driver import sqlite_module
 
 if TYPE_CHECKING:
-    from .store import Store
+    from .store import SqliteStore as Store
 
 
 class HealthChecks:
