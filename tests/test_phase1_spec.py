@@ -199,6 +199,7 @@ def test_existing_database_without_decay_columns(tmp_path: Path) -> None:
     assert len(hits) == 1
 
 
+@pytest.mark.sqlite_only  # reads the SQLite file's own tables
 def test_existing_documents_after_migration(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     _v1_store(path, workspace_id(tmp_path.resolve()))

@@ -91,6 +91,9 @@ _MODULES: dict[str, dict[str, str]] = {
         "search": "Lexical (full-text) search only.",
         "vsearch": "Vector (semantic) search only.",
     },
+    "store_cmd": {
+        "store": "Set up a team store on PostgreSQL; copy memory between stores.",
+    },
     "ui_cmd": {
         "ui": "Serve the memory page on 127.0.0.1 and open it in the browser.",
     },

@@ -7,18 +7,46 @@ Module map (docs/store.md has the format):
 - `predicate`: the one predicate builder (filters -> SQL), spelled per dialect.
 - `documents`, `views`: the SQL both dialects share (portable statements).
 - `sqlite/`: the SQLite dialect (the default: one file per workspace) and the code index.
+- `postgres/`: the PostgreSQL dialect (a team's shared store). `team`: its workspace name
+  and the person writing.
 - `code`: the code index's rows; its store is `sqlite.code.CodeStore`.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
 from .sqlite.code import CodeStore
 from .sqlite.migrations import SCHEMA_VERSION
 from .sqlite.store import BM25_WEIGHTS, SqliteStore
 
+if TYPE_CHECKING:
+    from ..config import Config
+    from .interface import MemoryStore
+
 Store = SqliteStore
 """The default store (SQLite)."""
+
+
+def open_store(config: Config, path: Path, workspace_id: str, root: Path) -> MemoryStore:
+    """The workspace's memory: the team store when `storage.url` is set, else the SQLite file
+    at `path` (which also holds the code index in both cases)."""
+    storage = config.storage
+    if not storage.url:
+        return SqliteStore(path, workspace_id, busy_timeout_ms=storage.busy_timeout_ms)
+    from .postgres.store import PostgresStore
+    from .team import person, team_workspace
+
+    return PostgresStore(
+        storage.url,
+        team_workspace(storage.workspace, root, workspace_id),
+        path=path,
+        user=person(config.user.name, root),
+        vector_index=storage.vector_index,
+        timeout_ms=storage.busy_timeout_ms,
+    )
 
 
 __all__ = [
@@ -33,4 +61,5 @@ __all__ = [
     "SqliteStore",
     "Store",
     "Tombstone",
+    "open_store",
 ]

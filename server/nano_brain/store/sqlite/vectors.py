@@ -277,6 +277,22 @@ class VectorStore(VectorModels):
         )
         return _unpack(rows)
 
+    def vectors_by_chunk(self: Store, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The full vector of each chunk that has one (any version, any status)."""
+        import numpy as np
+
+        out: dict[int, np.ndarray] = {}
+        ids = list(chunk_ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            for chunk_id, blob in self._rows(
+                "SELECT chunk_id, embedding FROM chunk_vectors "
+                f"WHERE chunk_id IN ({','.join('?' * len(part))})",
+                part,
+            ):
+                out[chunk_id] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
     def vector_index_orphans(self: Store) -> int:
         """k-NN index rows whose vector is gone, over every space (always zero when sound)."""
         return sum(

@@ -1,0 +1,93 @@
+"""Commands for the team store: set it up on a server, copy a local store into it and back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import InvalidInputError
+from ._app import emit, json_option, load_workspace, main, workspace_option
+
+
+@main.group(name="store")
+def store_group() -> None:
+    """Set up a team store on PostgreSQL; copy memory between stores."""
+
+
+@store_group.command(name="init")
+@click.argument("url")
+@click.option("--app-role", default=None, help="Role nano-brain connects as (granted access).")
+@json_option
+def init(url: str, app_role: str | None, as_json: bool) -> None:
+    """Create or upgrade the team store's schema at URL (run as the database's owner)."""
+    from ..store.postgres._connect import check_url, connect, shown
+    from ..store.postgres.schema import SCHEMA_VERSION, grant_sql
+    from ..store.postgres.store import migrate
+
+    check_url(url)
+    if app_role is not None and not app_role.replace("_", "").isalnum():
+        raise InvalidInputError(f"invalid role name {app_role!r}: letters, digits and _ only")
+    conn = connect(url, timeout_s=10)
+    try:
+        migrate(conn, shown(url))
+        if app_role:
+            conn.execute(grant_sql(f'"{app_role}"'))
+    finally:
+        conn.close()
+    info = {"store": shown(url), "schema_version": SCHEMA_VERSION, "app_role": app_role}
+    emit(info, as_json, lambda: click.echo(f"store {info['store']} at schema v{SCHEMA_VERSION}"))
+
+
+@store_group.command(name="migrate")
+@click.option("--to", "target", required=True, help="postgresql://... URL or a store file.")
+@click.option("--from", "source", default=None, help="Copy from here (default: this store).")
+@workspace_option
+@json_option
+def migrate_cmd(target: str, source: str | None, workspace: Path | None, as_json: bool) -> None:
+    """Copy this workspace's memory into another store (a team store, or a file and back)."""
+    from .. import paths
+    from ..store import SqliteStore
+    from ..store.postgres._connect import is_url
+    from ..store.transfer import copy_memory
+
+    root, loaded = load_workspace(workspace)
+    config = loaded.config
+    local_id = paths.workspace_id(root)
+    local_path = Path(config.storage.db_path or paths.default_db_path(root)).expanduser()
+
+    def open_at(where: str | None) -> object:
+        from ..store import open_store
+
+        if where is None:
+            return open_store(config, local_path, local_id, root)
+        if is_url(where):
+            team = config.model_copy(deep=True)
+            team.storage.url = where
+            return open_store(team, local_path, local_id, root)
+        return SqliteStore(Path(where).expanduser(), local_id)
+
+    src = open_at(source)
+    try:
+        dst = open_at(target)
+        try:
+            if src.location == dst.location:  # type: ignore[attr-defined]
+                raise InvalidInputError("the source and the target are the same store")
+            copied = copy_memory(src, dst)  # type: ignore[arg-type]
+            info = {
+                "from": src.location,  # type: ignore[attr-defined]
+                "to": dst.location,  # type: ignore[attr-defined]
+                **copied.__dict__,
+            }
+        finally:
+            dst.close()  # type: ignore[attr-defined]
+    finally:
+        src.close()  # type: ignore[attr-defined]
+
+    def human() -> None:
+        click.echo(f"copied {info['from']} -> {info['to']}")
+        for key in ("documents", "skipped_documents", "chunks", "vectors", "status_changes",
+                    "tombstones", "audit_rows", "anchors"):  # fmt: skip
+            click.echo(f"  {key:<18} {info[key]}")
+
+    emit(info, as_json, human)

