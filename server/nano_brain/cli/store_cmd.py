@@ -18,24 +18,45 @@ def store_group() -> None:
 @store_group.command(name="init")
 @click.argument("url")
 @click.option("--app-role", default=None, help="Role nano-brain connects as (granted access).")
+@click.option(
+    "--vector-index",
+    type=click.Choice(["ivfflat", "hnsw", "exact"]),
+    default="ivfflat",
+    help="Build this k-NN index (ivfflat learns from the vectors present: run again after "
+    "a large import).",
+)
+@click.option("--dims", default="384", help="Embedding dimensions to index (comma-separated).")
 @json_option
-def init(url: str, app_role: str | None, as_json: bool) -> None:
+def init(url: str, app_role: str | None, vector_index: str, dims: str, as_json: bool) -> None:
     """Create or upgrade the team store's schema at URL (run as the database's owner)."""
-    from ..store.postgres._connect import check_url, connect, shown
+    from ..store.postgres._connect import check_url, connect, register_vector, shown
     from ..store.postgres.schema import SCHEMA_VERSION, grant_sql
     from ..store.postgres.store import migrate
+    from ..store.postgres.vectors import build_vector_indexes
 
     check_url(url)
     if app_role is not None and not app_role.replace("_", "").isalnum():
         raise InvalidInputError(f"invalid role name {app_role!r}: letters, digits and _ only")
+    try:
+        sizes = sorted({int(d) for d in dims.split(",") if d.strip()})
+    except ValueError:
+        raise InvalidInputError(f"invalid --dims {dims!r}: numbers, comma-separated") from None
     conn = connect(url, timeout_s=10)
     try:
         migrate(conn, shown(url))
         if app_role:
             conn.execute(grant_sql(f'"{app_role}"'))
+        register_vector(conn)
+        pairs = [(space, dim) for space in ("text", "code") for dim in sizes]
+        built = build_vector_indexes(conn, vector_index, pairs, shown(url))
     finally:
         conn.close()
-    info = {"store": shown(url), "schema_version": SCHEMA_VERSION, "app_role": app_role}
+    info = {
+        "store": shown(url),
+        "schema_version": SCHEMA_VERSION,
+        "app_role": app_role,
+        "vector_indexes": built,
+    }
     emit(info, as_json, lambda: click.echo(f"store {info['store']} at schema v{SCHEMA_VERSION}"))
 
 

@@ -29,7 +29,13 @@ _TERM = re.compile(r'"((?:[^"]|"")*)"')
 # FTS5's bm25 constants: score = idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / avglen))
 _K1, _B = 1.2, 0.75
 _BM25 = (
-    f"-sum(idf.w * tf.f * {_K1 + 1} / (tf.f + {_K1} * ({1 - _B} + {_B} * {{length}} / st.avgdl)))"
+    f"-sum(df.w * {{f}} * {_K1 + 1} / ({{f}} + {_K1} * ({1 - _B} + {_B} * {{length}} / st.avgdl)))"
+)
+#: BM25's N and average chunk length (in tokens) of the workspace.
+_STATS = (
+    "st AS (SELECT greatest(s.chunks, 1)::float8 AS n, "
+    "greatest(s.tokens::float8 / greatest(s.chunks, 1), 1) AS avgdl "
+    "FROM chunk_stats s WHERE s.workspace_id = ?)"
 )
 
 
@@ -74,31 +80,29 @@ class Lexical:
         limit: int,
         weights: tuple[float, float],
     ) -> list[Hit]:
+        """Words: the query's lexemes' posting lists in `chunk_terms` (each read once, which
+        also gives each lexeme's document frequency), scored per chunk, then filtered."""
         where, params = self._predicate(filters)
         ws = self.workspace_id
-        # websearch syntax: quoted phrases, "or" between them for OR
-        words = [" ".join(t.replace('"', " ").split()) for t in terms]
-        query = (" or " if op == "OR" else " ").join(f'"{w}"' for w in words if w)
-        bm25 = _BM25.format(length="m.ntok")
+        words = " ".join(" ".join(t.replace('"', " ").split()) for t in terms)
+        every = "HAVING count(*) = (SELECT cardinality(a) FROM lx) " if op == "AND" else ""
+        hits = f"({float(weights[0])!r} * p.tf_title + {float(weights[1])!r} * p.tf_body)"
+        bm25 = _BM25.format(f=hits, length="p.ntok")
         rows = self._rows(
-            "WITH lx AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('nb_english', ?)) u), "
-            "st AS (SELECT greatest(s.chunks, 1)::float8 AS n, "
-            "greatest(s.tokens::float8 / greatest(s.chunks, 1), 1) AS avgdl "
-            "FROM chunk_stats s WHERE s.workspace_id = ?), "
-            "idf AS (SELECT lx.lexeme, greatest(ln((st.n - f.n + 0.5) / (f.n + 0.5)), 1e-6) AS w "
-            "FROM lx CROSS JOIN st CROSS JOIN LATERAL (SELECT count(*) AS n FROM chunks c "
-            "WHERE c.workspace_id = ? AND c.tsv @@ plainto_tsquery('simple', lx.lexeme)) f), "
-            "m AS MATERIALIZED (SELECT c.id, c.doc_id, c.tsv, c.ntok FROM chunks c "
-            "JOIN documents d ON d.id = c.doc_id WHERE c.workspace_id = ? "
-            "AND c.tsv @@ websearch_to_tsquery('nb_english', ?) "
-            f"AND d.workspace_id = ? AND {where}) "
-            f"SELECT m.id, m.doc_id, {bm25} AS score FROM m CROSS JOIN st "
-            "CROSS JOIN LATERAL (SELECT u.lexeme, sum(CASE WHEN w.w = 'A' THEN ?::float8 "
-            "ELSE ?::float8 END) AS f FROM unnest(m.tsv) u CROSS JOIN LATERAL "
-            "unnest(u.weights) w(w) WHERE u.lexeme IN (SELECT lexeme FROM lx) "
-            "GROUP BY u.lexeme) tf JOIN idf ON idf.lexeme = tf.lexeme "
-            "GROUP BY m.id, m.doc_id ORDER BY score, m.id LIMIT ?",
-            (" ".join(words), ws, ws, ws, query, ws, *params, weights[0], weights[1], limit),
+            "WITH lx AS (SELECT coalesce(array_agg(DISTINCT u.lexeme), '{}') AS a "
+            "FROM unnest(to_tsvector('nb_english', ?)) u), "
+            "p AS MATERIALIZED (SELECT t.lexeme, t.chunk_id, t.doc_id, t.tf_title, t.tf_body, "
+            "t.ntok FROM chunk_terms t WHERE t.workspace_id = ? "
+            "AND t.lexeme IN (SELECT unnest(a) FROM lx)), "
+            f"{_STATS}, "
+            "df AS (SELECT p.lexeme, greatest(ln((st.n - count(*) + 0.5) / (count(*) + 0.5)), "
+            "1e-6) AS w FROM p CROSS JOIN st GROUP BY p.lexeme, st.n), "
+            f"s AS (SELECT p.chunk_id, p.doc_id, {bm25} AS score FROM p "
+            "JOIN df ON df.lexeme = p.lexeme CROSS JOIN st GROUP BY p.chunk_id, p.doc_id "
+            f"{every}) "
+            "SELECT s.chunk_id, s.doc_id, s.score FROM s JOIN documents d ON d.id = s.doc_id "
+            f"WHERE d.workspace_id = ? AND {where} ORDER BY s.score, s.chunk_id LIMIT ?",
+            (words, ws, ws, ws, *params, limit),
         )
         return [Hit(int(r[0]), int(r[1]), float(r[2])) for r in rows]
 
@@ -120,13 +124,13 @@ class Lexical:
         found = f" {op} ".join(f"{text} LIKE ?" for _ in grams)
         patterns = ["%" + _like(g) + "%" for g in grams]
         occurrences = "(length({0}) - length(replace({0}, t.term, ''))) / length(t.term)"
-        bm25 = _BM25.format(length="(length(m.lt) + length(m.lb) + 1)")
+        bm25 = _BM25.format(f="tf.f", length="(length(m.lt) + length(m.lb) + 1)")
         rows = self._rows(
             "WITH t AS (SELECT DISTINCT term FROM unnest(?::text[]) term), "
             "st AS (SELECT greatest(s.chunks, 1)::float8 AS n, "
             "greatest(s.chars::float8 / greatest(s.chunks, 1), 1) AS avgdl "
             "FROM chunk_stats s WHERE s.workspace_id = ?), "
-            "idf AS (SELECT t.term, greatest(ln((st.n - f.n + 0.5) / (f.n + 0.5)), 1e-6) AS w "
+            "df AS (SELECT t.term, greatest(ln((st.n - f.n + 0.5) / (f.n + 0.5)), 1e-6) AS w "
             "FROM t CROSS JOIN st CROSS JOIN LATERAL (SELECT count(*) AS n FROM chunks c "
             f"WHERE c.workspace_id = ? AND {text} LIKE '%' || replace(replace(replace(t.term, "
             "'\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%') f), "
@@ -136,7 +140,7 @@ class Lexical:
             f"SELECT m.id, m.doc_id, {bm25} AS score FROM m CROSS JOIN st "
             f"CROSS JOIN LATERAL (SELECT t.term, ?::float8 * {occurrences.format('m.lt')} "
             f"+ ?::float8 * {occurrences.format('m.lb')} AS f FROM t) tf "
-            "JOIN idf ON idf.term = tf.term WHERE tf.f > 0 "
+            "JOIN df ON df.term = tf.term WHERE tf.f > 0 "
             "GROUP BY m.id, m.doc_id ORDER BY score, m.id LIMIT ?",
             (grams, ws, ws, ws, *patterns, ws, *params, weights[0], weights[1], limit),
         )

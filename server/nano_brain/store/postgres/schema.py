@@ -22,6 +22,7 @@ WORKSPACE_TABLES = (
     "documents",
     "document_tags",
     "chunks",
+    "chunk_terms",
     "chunk_vectors",
     "chunk_stats",
     "status_changes",
@@ -136,6 +137,37 @@ CREATE INDEX chunks_tsv ON chunks USING gin (tsv);
 CREATE INDEX chunks_trigram ON chunks USING gin (lower(title || ' ' || body) gin_trgm_ops);
 CREATE INDEX chunks_workspace ON chunks (workspace_id);
 CREATE INDEX chunks_pending ON chunks (workspace_id, id) WHERE embedded = 0;
+
+-- The lexical leg's inverted index: one row per (chunk, lexeme) with its hits in the title
+-- (weight A) and the body, and the chunk's length, so BM25 reads posting lists (a covering
+-- index) instead of every matching chunk's tsvector. Derived from `tsv` on insert; chunks
+-- are never updated in place (a new version has new chunks).
+CREATE TABLE chunk_terms (
+    workspace_id text NOT NULL,
+    lexeme       text NOT NULL,
+    chunk_id     bigint NOT NULL REFERENCES chunks (id) ON DELETE CASCADE,
+    doc_id       bigint NOT NULL,
+    tf_title     integer NOT NULL,
+    tf_body      integer NOT NULL,
+    ntok         integer NOT NULL,
+    PRIMARY KEY (workspace_id, lexeme, chunk_id)
+);
+CREATE INDEX chunk_terms_postings ON chunk_terms (workspace_id, lexeme)
+    INCLUDE (chunk_id, doc_id, tf_title, tf_body, ntok);
+CREATE INDEX chunk_terms_chunk ON chunk_terms (chunk_id);
+CREATE FUNCTION nb_chunk_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO chunk_terms (workspace_id, lexeme, chunk_id, doc_id, tf_title, tf_body, ntok)
+        SELECT n.workspace_id, u.lexeme, n.id, n.doc_id,
+               coalesce(array_length(array_positions(u.weights, 'A'), 1), 0),
+               coalesce(array_length(u.weights, 1), 1)
+                 - coalesce(array_length(array_positions(u.weights, 'A'), 1), 0),
+               n.ntok
+        FROM new_rows n CROSS JOIN LATERAL unnest(n.tsv) u;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER chunks_terms_ai AFTER INSERT ON chunks REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION nb_chunk_terms();
 
 -- Per workspace: how many chunks, their tokens and characters (BM25's N and average lengths),
 -- kept by statement triggers (writers of a workspace are serialised, see PostgresStore).

@@ -60,6 +60,7 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors):
         self.path = Path(path)
         self.user = user
         self.vector_index = vector_index
+        self._owner: bool | None = None
         self._lock = threading.RLock()
         self._depth = 0
         self._db = _connect.connect(self.url, timeout_s=timeout_ms / 1000)
@@ -231,6 +232,26 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors):
                 (before, at, actor, json.dumps(details or {}, sort_keys=True, default=str)),
             )
         return int(rows[0][0])
+
+    def thread_neighbours(
+        self, doc_ids: Sequence[int], filters: Filters, window: int
+    ) -> list[tuple[int, int, int]]:
+        """As the shared one, but each thread window is looked up in the thread index: a
+        lateral subquery that the planner may not flatten (OFFSET 0); a plain join on the
+        thread hashed the whole workspace."""
+        if not doc_ids or window < 1:
+            return []
+        where, params = self._predicate(filters)
+        rows = self._rows(
+            "SELECT c.id, n.id, abs(n.thread_seq - c.thread_seq) FROM documents c "
+            "CROSS JOIN LATERAL (SELECT d.id, d.thread_seq FROM documents d "
+            "WHERE d.workspace_id = c.workspace_id AND d.thread = c.thread "
+            "AND d.thread_seq BETWEEN c.thread_seq - ? AND c.thread_seq + ? "
+            f"AND d.uid != c.uid AND {where} OFFSET 0) n "
+            "WHERE c.id = ANY(?) AND c.thread IS NOT NULL AND c.workspace_id = ?",
+            (window, window, *params, list(doc_ids), self.workspace_id),
+        )
+        return [(int(r[0]), int(r[1]), int(r[2])) for r in rows]
 
     def audit_rows(self, *, uid: str | None = None, limit: int = 50) -> list[AuditRow]:
         """As the shared one, with the person who made each change."""

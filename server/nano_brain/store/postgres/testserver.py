@@ -38,8 +38,9 @@ def _with_database(uri: str, database: str, user: str | None = None) -> str:
     return f"{scheme}://{who}/{database}" + (f"?{query}" if query else "")
 
 
-def start(folder: Path, database: str = "nano_brain") -> TestServer:
-    """Start (or reuse) the server in `folder`; make `database` fresh, migrated and granted."""
+def start(folder: Path, database: str = "nano_brain", *, keep: bool = False) -> TestServer:
+    """Start (or reuse) the server in `folder`; make `database` fresh (or with `keep`, reuse
+    it when it exists), migrated and granted."""
     import pgserver
     import psycopg
 
@@ -49,8 +50,10 @@ def start(folder: Path, database: str = "nano_brain") -> TestServer:
     server = pgserver.get_server(folder, cleanup_mode="stop")
     root = server.get_uri()
     with psycopg.connect(root, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{database}"')
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,))
+        if not (keep and exists.fetchone()):
+            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{database}"')
         conn.execute(
             "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = "
             f"'{APP_ROLE}') THEN CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS; "

@@ -82,8 +82,9 @@ class PostgresVectors(VectorModels):
             )
             self._record_model(space, model, dim)
             self.meta_set(f"ann_built_{space}", "0")
-        if self.vector_index == "hnsw":
-            self._build_index(space, dim)
+        if self.vector_index == "hnsw" and not self._depth and self._owns_vectors():
+            with self._lock:
+                build_vector_indexes(self._db, "hnsw", [(space, dim)], self.location)
 
     # -- pending chunks ------------------------------------------------------------------
 
@@ -240,7 +241,20 @@ class PostgresVectors(VectorModels):
 
     # -- the approximate index ----------------------------------------------------------------
 
+    def _owns_vectors(self: PostgresStore) -> bool:
+        """Whether this role may build indexes on chunk_vectors (its owner, or a superuser):
+        an app role may not, and the owner's `nano-brain store init` builds them instead."""
+        if self._owner is None:
+            rows = self._rows(
+                "SELECT pg_has_role(current_user, c.relowner, 'USAGE') FROM pg_class c "
+                "WHERE c.relname = 'chunk_vectors' AND c.relkind = 'r'"
+            )
+            self._owner = bool(rows and rows[0][0])
+        return self._owner
+
     def _maybe_build_ivfflat(self: PostgresStore, space: Space, dim: int) -> None:
+        if self._depth or not self._owns_vectors():
+            return
         count = int(
             self._rows(
                 "SELECT count(*) FROM chunk_vectors WHERE space = ? AND dim = ?", (space, dim)
@@ -248,52 +262,68 @@ class PostgresVectors(VectorModels):
         )
         built = int(self.meta_get(f"ann_built_{space}") or 0)
         if count >= _IVF_MIN and count >= 2 * built:
-            self._build_index(space, dim, rows=count)
+            with self._lock:
+                build_vector_indexes(self._db, "ivfflat", [(space, dim)], self.location, rows=count)
+            with self.transaction():
+                self.meta_set(f"ann_built_{space}", str(count))
 
     def optimize_vectors(self: PostgresStore) -> None:
         """Build (again) each space's approximate index over the vectors present now."""
-        for space in SPACES:
-            model = self.vector_model(space)
-            if model is not None and self.vector_index != "exact":
-                self._build_index(space, model[1])
+        pairs = [(s, m[1]) for s in SPACES if (m := self.vector_model(s)) is not None]
+        if pairs and self.vector_index != "exact":
+            with self._lock:
+                build_vector_indexes(self._db, self.vector_index, pairs, self.location)
 
-    def _build_index(self: PostgresStore, space: Space, dim: int, rows: int | None = None) -> None:
-        """Build the space's index under a new name without blocking writers, then swap it in
-        (another process building at the same time skips: the advisory lock is taken)."""
-        if self._depth:
-            return  # CREATE INDEX CONCURRENTLY cannot run inside a transaction
-        name = _index_name(space, dim)
-        lock = self._rows("SELECT pg_try_advisory_lock(hashtextextended(?, 7478))", (name,))
-        if not lock[0][0]:
-            return
+
+def build_vector_indexes(
+    conn: Any,
+    method: str,
+    pairs: Sequence[tuple[str, int]],
+    location: str,
+    *,
+    rows: int | None = None,
+) -> list[str]:
+    """Build the approximate index of each (space, dimension) under a new name without
+    blocking writers, then swap it in; returns what was built. Run by the table's owner on
+    an autocommit connection (CREATE INDEX CONCURRENTLY cannot run in a transaction); a
+    process already building one makes another skip it."""
+    if method not in ("ivfflat", "hnsw"):
+        return []
+    if rows is None:
+        conn.execute("ANALYZE chunk_vectors")
+        rows = int(
+            conn.execute(
+                "SELECT greatest(reltuples, 0) FROM pg_class WHERE relname = 'chunk_vectors'"
+            ).fetchone()[0]
+        )
+    built = []
+    for space, dim in pairs:
+        if space not in SPACES:
+            raise ValueError(space)
+        name = _index_name(space, int(dim))  # type: ignore[arg-type]
+        if not conn.execute(
+            "SELECT pg_try_advisory_lock(hashtextextended(%s, 7478))", (name,)
+        ).fetchone()[0]:
+            continue
         try:
-            if rows is None:
-                rows = int(
-                    self._rows(
-                        "SELECT count(*) FROM chunk_vectors WHERE space = ? AND dim = ?",
-                        (space, dim),
-                    )[0][0]
-                )
-            if self.vector_index == "hnsw":
-                method, options = "hnsw", "(m = 16, ef_construction = 64)"
+            if method == "hnsw":
+                options = "(m = 16, ef_construction = 64)"
             else:
-                lists = max(10, min(2000, int(math.sqrt(max(rows, 1)))))
-                method, options = "ivfflat", f"(lists = {lists})"
+                options = f"(lists = {max(10, min(2000, int(math.sqrt(max(rows, 1)))))})"
             fresh = f"{name}_new"
-            self._exec(f"DROP INDEX IF EXISTS {fresh}")
-            self._exec(
+            conn.execute(f"DROP INDEX IF EXISTS {fresh}")
+            conn.execute(
                 f"CREATE INDEX CONCURRENTLY {fresh} ON chunk_vectors USING {method} "
                 f"((embedding::vector({int(dim)})) vector_cosine_ops) WITH {options} "
                 f"WHERE space = '{space}' AND dim = {int(dim)}"
             )
-            self._exec(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
-            self._exec(f"ALTER INDEX {fresh} RENAME TO {name}")
-            with self.transaction():
-                self.meta_set(f"ann_built_{space}", str(rows))
-            log.info("store %s: %s index of %s vectors built over %d rows",
-                     self.location, method, space, rows)  # fmt: skip
+            conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+            conn.execute(f"ALTER INDEX {fresh} RENAME TO {name}")
+            built.append(f"{method} {name} {options}")
+            log.info("store %s: built %s %s over about %d vectors", location, method, name, rows)
         finally:
-            self._rows("SELECT pg_advisory_unlock(hashtextextended(?, 7478))", (name,))
+            conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 7478))", (name,))
+    return built
 
 
 def _pushdown(filters: Filters) -> tuple[str, list[Any]]:
