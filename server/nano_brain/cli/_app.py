@@ -159,7 +159,7 @@ def open_brain(
     from ..brain import Brain
 
     root, config = loaded or load_workspace(workspace)
-    if not create:
+    if not create and not config.config.storage.url:  # a team store exists on its server
         path = Path(db or config.config.storage.db_path or paths.default_db_path(root))
         if not path.expanduser().exists():
             where = f"at {path}" if db else f"for workspace {root}: {path}"

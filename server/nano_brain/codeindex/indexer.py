@@ -290,7 +290,7 @@ class Indexer:
     def _run(self, notify: IndexProgress) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
-        store = self.brain.store
+        store = self.brain.store.local  # this clone's code index (team mode: not the team store)
         # parse results of this run, kept for the resolver: {path: (FileIndex, call edge ids)}
         self._fresh: dict[str, tuple[FileIndex, list[int]]] = {}
         # what other files' calls could see of each file this run replaced or removed, before
@@ -344,7 +344,7 @@ class Indexer:
 
     def _recover(self) -> None:
         """Finish what an interrupted bulk run left undone: full-text rows, lookup indexes."""
-        store = self.brain.store
+        store = self.brain.store.local
         if store.meta_get(_FULLTEXT_KEY) == "1":
             log.info("full-text rows of an interrupted index run: rebuilding the FTS indexes")
             with store.transaction():
@@ -412,7 +412,7 @@ class Indexer:
         bulk: bool,
     ) -> bool:
         """Parse what changed and write it in batches; True when any row changed."""
-        store = self.brain.store
+        store = self.brain.store.local
         cfg = self.brain.config.chunking
         by_path = {w.path: w for w, _ in walked}
         if len(walked) >= POOL_THRESHOLD:
@@ -476,7 +476,7 @@ class Indexer:
         now = time.time()
         changed = False
         pending: list[tuple[BulkFile, FileIndex]] = []
-        with self.brain.store.transaction():
+        with self.brain.store.local.transaction():
             # another index run may have added some of these files since the scan
             present = self.code.existing_paths([r[1] for r in batch if r[0] == "code"]) if (
                 bulk
@@ -498,7 +498,7 @@ class Indexer:
                     report.touched += 1
                     continue
                 if not changed and not bulk:
-                    self.brain.store.meta_set(_PENDING_KEY, "1")
+                    self.brain.store.local.meta_set(_PENDING_KEY, "1")
                 changed = True
                 report.parsed += 1
                 if path in known:
@@ -577,7 +577,7 @@ class Indexer:
         everything again.
         """
         notify("resolve", 0, 1)
-        store = self.brain.store
+        store = self.brain.store.local
         scope = None if (self._full or bulk) else self._affected()
         # read before the thread starts: it holds the store's connection until it is done
         catalog = self.code.graph_files() if scope is None else []
@@ -610,7 +610,7 @@ class Indexer:
         """Full-text index the symbol chunks of a bulk run, and build its lookup indexes, on
         a thread: SQLite runs them without the GIL, so they overlap with resolving calls in
         Python."""
-        store = self.brain.store
+        store = self.brain.store.local
         ranges = list(self._unindexed)
         self._unindexed = []
 

@@ -37,9 +37,9 @@ def open_store(config: Config, path: Path, workspace_id: str, root: Path) -> Mem
     if not storage.url:
         return SqliteStore(path, workspace_id, busy_timeout_ms=storage.busy_timeout_ms)
     from .postgres.store import PostgresStore
-    from .team import person, team_workspace
+    from .team import TeamStore, person, team_workspace
 
-    return PostgresStore(
+    team = PostgresStore(
         storage.url,
         team_workspace(storage.workspace, root, workspace_id),
         path=path,
@@ -47,6 +47,12 @@ def open_store(config: Config, path: Path, workspace_id: str, root: Path) -> Mem
         vector_index=storage.vector_index,
         timeout_ms=storage.busy_timeout_ms,
     )
+    try:
+        local = SqliteStore(path, workspace_id, busy_timeout_ms=storage.busy_timeout_ms)
+    except BaseException:
+        team.close()
+        raise
+    return TeamStore(team, local)
 
 
 __all__ = [

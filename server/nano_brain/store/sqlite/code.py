@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...filters import Filters
 from ..code import (
@@ -32,6 +32,9 @@ from ..code import (
     TextChunkRow,
 )
 from .store import SqliteStore as Store
+
+if TYPE_CHECKING:
+    from ..team import TeamStore
 
 _INSERT_SYMBOL = (
     "INSERT INTO code_symbols (file_id, workspace_id, qualified_name, name, kind, parent, "
@@ -85,9 +88,12 @@ _SYMBOL_FROM = (
 class CodeStore:
     """The code tables of one workspace's store; shares the Store's connection and lock."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.ws = store.workspace_id
+    def __init__(self, store: Store | TeamStore) -> None:
+        #: the code tables' store (this clone's); anchors are kept with the notes, which in
+        #: team mode are in the team's store (see store.team.TeamStore)
+        self.store: Store = store.local
+        self.notes: Store | TeamStore = store
+        self.ws = self.store.workspace_id
 
     # -- low level -----------------------------------------------------------------------
 
@@ -766,23 +772,30 @@ class CodeStore:
 
     # -- anchors ---------------------------------------------------------------------------
 
+    def _anchor_store(self) -> Any:
+        """Where anchors are written: with the notes (inside the caller's transaction)."""
+        team = getattr(self.notes, "team_for_write", None)
+        return team() if team is not None else self.store
+
     def add_anchor(
         self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
     ) -> None:
-        self._exec(
+        target = self._anchor_store()
+        target._exec(
             "INSERT INTO code_anchors (workspace_id, doc_uid, path, qualified_name, "
             "symbol_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (workspace_id, doc_uid, qualified_name) DO UPDATE SET "
             "symbol_sha256 = excluded.symbol_sha256, path = excluded.path, "
             "created_at = excluded.created_at",
-            (self.ws, doc_uid, path, qualified_name, sha256, now),
+            (target.workspace_id, doc_uid, path, qualified_name, sha256, now),
         )
 
     def remove_anchor(self, doc_uid: str, qualified_name: str) -> bool:
-        cursor = self._exec(
+        target = self._anchor_store()
+        cursor = target._exec(
             "DELETE FROM code_anchors WHERE workspace_id = ? AND doc_uid = ? "
             "AND qualified_name = ?",
-            (self.ws, doc_uid, qualified_name),
+            (target.workspace_id, doc_uid, qualified_name),
         )
         return cursor.rowcount > 0
 
@@ -800,6 +813,8 @@ class CodeStore:
         the store's one predicate (`Filters()`: no deleted, retracted or superseded notes);
         without it, every anchor with its note's current status (None once deleted).
         """
+        if self.notes is not self.store:  # team mode: anchors there, symbols here
+            return self._team_anchors(qualified_names, doc_uid, path, visible)
         clauses, params = ["a.workspace_id = ?"], [self.ws]
         if doc_uid is not None:
             clauses.append("a.doc_uid = ?")
@@ -822,6 +837,29 @@ class CodeStore:
                 )
             return out
         return self._anchor_rows(clauses, params, visible)
+
+    def _team_anchors(
+        self,
+        qualified_names: Sequence[str] | None,
+        doc_uid: str | None,
+        path: str | None,
+        visible: Filters | None,
+    ) -> list[AnchorRecord]:
+        from ..team import anchor_rows, local_symbols
+
+        team = self.notes.team  # type: ignore[union-attr]
+        names = None if qualified_names is None else list(dict.fromkeys(qualified_names))
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, len(names), 500) if names is not None else [0]:
+            part = None if names is None else names[start : start + 500]
+            rows.extend(
+                anchor_rows(team, doc_uid=doc_uid, path=path, qualified_names=part, visible=visible)
+            )
+        symbols = local_symbols(self.store, [r[4] for r in rows])
+        return [
+            AnchorRecord(*r, symbols[r[4]][0] if r[4] in symbols else None)  # type: ignore[misc]
+            for r in rows
+        ]
 
     def _anchor_rows(
         self, clauses: list[str], params: list[Any], visible: Filters | None

@@ -63,6 +63,11 @@ class SqliteStore(DocumentQueries, ViewQueries, HealthChecks, VectorStore):
         return str(self.path)
 
     @property
+    def local(self) -> SqliteStore:
+        """The store of this clone's code index: this one (see team.TeamStore)."""
+        return self
+
+    @property
     def read_only(self) -> bool:
         """Whether this process may only read the store (its file or folder is not writable)."""
         return self._read_only is not None
