@@ -35,6 +35,7 @@ def _isolated_dirs(
 _BOTH_BACKENDS = {
     "test_brain.py",
     "test_concurrency.py",
+    "test_consolidate.py",
     "test_decisions.py",
     "test_embedder.py",
     "test_lifecycle.py",

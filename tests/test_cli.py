@@ -351,3 +351,16 @@ def test_bare_group_prints_help_and_a_bad_subcommand_is_one_line(workspace: Path
         assert out.returncode == 0 and out.stdout.startswith(b"Usage: nano-brain"), out
     out = subprocess.run([EXE, "config", "bogus"], capture_output=True, timeout=60)
     assert_one_line_error(out, 2, "no such command 'bogus' (see nano-brain config --help)")
+
+
+def test_reembed_code_touches_only_the_code_index(workspace: Path) -> None:
+    (workspace / "app.py").write_text("def retry_request(url):\n    return url\n")
+    assert run(workspace, "index", lexical=False).returncode == 0
+    assert run(workspace, "write", "a note about retries", lexical=False).returncode == 0
+    out = run(workspace, "reembed", "--code", "--json", lexical=False)
+    data = json.loads(out.stdout)
+    # one function, one symbol chunk; the note keeps its vector
+    assert data["embedded"] == 1 and list(data["models"]) == ["code"]
+    status = json.loads(run(workspace, "status", "--json", lexical=False).stdout)
+    assert status["embedding"]["code_store_model"] == "local/all-minilm-l6-v2-int8"
+    assert status["pending_embeddings"] == 0 and status["legs"]["code_vector"] == "ok"

@@ -21,9 +21,11 @@ def test_a_reply_is_found_through_the_turn_it_answers(brain: Brain) -> None:
     hybrid = brain.search(SearchRequest(query=question, explain=True))
     shown = {h.id: h for h in hybrid.results}
     assert reply.id in shown and shown[reply.id].explain["thread"]["distance"] == 1
-    # keyword search returns what matched only
+    # keyword search returns what matched only, and so do quick internal lookups (hover)
     lexical = brain.search(SearchRequest(query="coconut ice cream", mode="lexical"))
     assert reply.id not in [h.id for h in lexical.results]
+    quick = brain.search(SearchRequest(query=question, expand=False, explain=True))
+    assert all("thread" not in h.explain for h in quick.results)
 
 
 def test_a_pause_starts_a_new_thread(workspace: Path, real_provider: object) -> None:
@@ -91,3 +93,31 @@ def test_code_index_lookups_are_not_accesses(workspace: Path, real_provider: obj
         assert code.search("retry request").results
         counts = brain.store._rows("SELECT sum(access_count) FROM documents")[0][0]
         assert counts == 0
+
+
+def test_an_unrelated_query_on_a_small_store_finds_nothing(brain: Brain) -> None:
+    for text in (
+        "We chose WAL mode so the CLI and the editor can write at once.",
+        "Lunch on Fridays is pizza.",
+        "The staging cluster runs in eu-west-1.",
+    ):
+        brain.write(text)
+    unrelated = brain.search(SearchRequest(query="kubernetes ingress certificate renewal"))
+    assert unrelated.results == []
+    related = brain.search(SearchRequest(query="why can two processes write the store"))
+    assert [h.title for h in related.results][:1] == [
+        "We chose WAL mode so the CLI and the editor can write at once."
+    ]
+
+
+def test_a_match_one_leg_found_scores_below_one_both_found(brain: Brain) -> None:
+    # two collections: not one thread, so no relevance is lent between them
+    both = brain.write("Retry card charges three times, then give up.").document
+    meaning = brain.write("Payments that fail are attempted again later.", collection="b")
+    meaning = meaning.document
+    hits = brain.search(SearchRequest(query="retry card charges", explain=True)).results
+    scores = {h.id: h for h in hits}
+    assert scores[both.id].score > 0.95  # first in both legs
+    if meaning.id in scores:  # found by meaning only: at most the vector leg's share
+        assert scores[meaning.id].explain["ranks"].keys() == {"vector"}
+        assert scores[meaning.id].score < 0.5

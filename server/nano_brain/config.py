@@ -173,9 +173,10 @@ class SearchConfig(_Section):
     """Phase-1 usage boost in hybrid search; 0 disables it (access is still tracked)."""
     track_access: bool = True
     """Count the documents a search returns as accessed (feeds the usage boost and decay)."""
-    vector_min_similarity: float = Field(0.0, ge=-1, le=1)
-    """Vector matches less similar than this (cosine) are dropped: on a small store the
-    nearest note is returned by the vector leg however unrelated it is."""
+    vector_min_similarity: float = Field(0.15, ge=-1, le=1)
+    """Note and session matches by meaning less similar than this (cosine) are dropped: on a
+    small store the nearest note is otherwise returned however unrelated it is. Measured for
+    the default note model on LoCoMo: 0.6% of the evidence turns are below 0.15."""
     usage_band: float = Field(0.1, ge=0, le=1)
     """How far use can lift a result, on the relevance scale where 1.0 is "first in every
     leg": a result only passes others whose relevance is within this of its own."""

@@ -311,7 +311,14 @@ class Embedder:
 
 
 def embed_text(chunk: PendingChunk) -> str:
-    """What a chunk's vector is computed from: its body, with title and heading for context."""
+    """What a chunk's vector is computed from: its body, with title and heading for context.
+
+    A symbol's chunk is embedded as its name's words and docstring summary, then its source;
+    not its path and kind, which only added noise for the code model (CoSQA: -0.015 MRR).
+    """
+    if chunk.symbol:
+        words = chunk.title.split("\n", 1)[1] if "\n" in chunk.title else ""
+        return f"{words}\n{chunk.body}" if words else chunk.body
     head = " — ".join(
         p for p in (chunk.title, chunk.heading) if p and not chunk.body.startswith(p)
     )

@@ -91,6 +91,11 @@ class SearchRequest(BaseModel):
     include_content: bool = False
     explain: bool = False
     track: bool = Field(True, description="count returned documents as accessed")
+    expand: bool = Field(
+        True,
+        description="hybrid only: also search the best matches' distinctive words and lend "
+        "relevance to notes written next to a match (off for quick internal lookups)",
+    )
 
     @field_validator("query")
     @classmethod
@@ -168,7 +173,8 @@ class SearchPipeline:
         if request.mode in ("hybrid", "lexical"):
             try:
                 hits, fallback = self._lexical(query, filters, pool, weights)
-                feedback = request.mode == "hybrid" and cfg.feedback_terms and not code_only
+                feedback = request.mode == "hybrid" and request.expand and cfg.feedback_terms
+                feedback = feedback and not code_only
                 if hits and feedback and "trigram" not in fallback:
                     hits, used = self._feedback(query, hits, ranked, filters, pool, weights)
                     if used:
@@ -183,7 +189,8 @@ class SearchPipeline:
         if request.mode == "vector" and not ranked:
             reasons = "; ".join(v for v in legs.values()) or "no embedding space"
             raise NanoBrainError(f"vector search is unavailable: {reasons}")
-        scored = self._score(_collect(ranked), request, filters)
+        ran = {leg for leg, status in legs.items() if status in ("ok", "empty")}
+        scored = self._score(_collect(ranked), request, filters, ran)
         return SearchResponse(
             query=request.query,
             mode=request.mode,
@@ -282,7 +289,9 @@ class SearchPipeline:
                 continue
             try:
                 q = provider.embed_query(query)
-                hits = self._nearest(q, filters, pool, space)
+                # the floor is measured for the note model's cosines; code has its own scale
+                floor = self._config.vector_min_similarity if space == "text" else -1.0
+                hits = self._nearest(q, filters, pool, space, floor)
             except Exception as exc:  # the lexical leg still answers
                 log.warning("%s leg failed: %s", leg, exc)
                 out.append((leg, f"failed: {exc}", None))
@@ -290,7 +299,9 @@ class SearchPipeline:
             out.append((leg, "ok" if hits else "empty", hits))
         return out
 
-    def _nearest(self, q: np.ndarray, filters: Filters, pool: int, space: Space) -> list[Hit]:
+    def _nearest(
+        self, q: np.ndarray, filters: Filters, pool: int, space: Space, floor: float
+    ) -> list[Hit]:
         """Exact search over a small filtered set, else quantized k-NN rescored exactly.
 
         Kind, collection and time filters are applied inside the k-NN scan. k-NN widens (x4,
@@ -298,7 +309,6 @@ class SearchPipeline:
         too many neighbours; if they still starve it, the exact scan answers.
         """
         store = self._store
-        floor = self._config.vector_min_similarity
         # kind, collection and time filters are exact inside the k-NN scan; only the others
         # (tags, statuses, as-of) can starve it, and then a small filtered set is scanned
         selective = _unpushed(filters) and (
@@ -320,11 +330,16 @@ class SearchPipeline:
     # -- fusion and boosts --------------------------------------------------------------
 
     def _score(
-        self, candidates: list[_Candidate], request: SearchRequest, filters: Filters
+        self,
+        candidates: list[_Candidate],
+        request: SearchRequest,
+        filters: Filters,
+        ran: set[str],
     ) -> list[_Scored]:
         """Fusion, recency, decay, thread context, usage, supersede demotion; best first.
 
-        Scores are on one scale: 1.0 is a document ranked first by every leg that ran.
+        Scores are on one scale: 1.0 is a document ranked first by every leg that ran (found
+        something or not), so a match only one leg found scores visibly lower.
         """
         cfg = self._config
         # code is matched by meaning far more than by words (CoSQA): its own fusion weights
@@ -340,7 +355,6 @@ class SearchPipeline:
             "code_vector": fusion.vector_weight * (0.5 if mixed else 1.0),
         }
         # a document is in one embedding space: at best first in lexical and one vector leg
-        ran = {leg for cand in candidates for leg in cand.ranks}
         best = weights["lexical"] * ("lexical" in ran) + fusion.vector_weight * bool(
             ran & {"vector", "code_vector"}
         )
@@ -381,7 +395,7 @@ class SearchPipeline:
             }
             scored.append(_Scored(cand, doc, relevance / best_possible, explain))
         # keyword and meaning-only searches return what matched; hybrid also brings context
-        if request.mode == "hybrid" and cfg.thread_weight and cfg.thread_window:
+        if request.mode == "hybrid" and request.expand and cfg.thread_weight and cfg.thread_window:
             scored = self._thread_context(scored, filters, request)
         usage_weight = cfg.usage_boost_weight if request.mode == "hybrid" else 0.0
         top = max((s.score for s in scored), default=0.0)

@@ -24,3 +24,40 @@ def test_mixed_length_batch_keeps_each_text_with_its_vector(
     assert np.all(np.diag(similarity) > 0.98)
     assert np.array_equal(similarity.argmax(axis=1), np.arange(20))
     assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-4)
+
+
+def test_the_code_model_runs_in_int8_and_matches_the_shipped_graph() -> None:
+    """all-MiniLM-L6 ships int8 weights that its graph turns back into fp32 at every load;
+    the prepared graph multiplies in int8 and must still give the shipped model's vectors."""
+    import onnx
+    import onnxruntime as ort
+
+    from nano_brain.config import EmbeddingConfig
+    from nano_brain.embedding import create_provider
+    from nano_brain.embedding.local import LOCAL_MODELS, _load_tokenizer, _model_file
+
+    spec = LOCAL_MODELS["all-minilm-l6-v2-int8"]
+    provider = create_provider(EmbeddingConfig(), model=spec.key)
+    assert provider is not None
+    prepared = provider._session._model_path  # type: ignore[attr-defined]
+    graph = onnx.load(prepared).graph
+    weights = {init.name for init in graph.initializer}
+    assert any(node.op_type == "MatMulInteger" for node in graph.node)
+    # no weight is cast back to fp32 at load any more
+    assert not [n for n in graph.node if n.op_type == "Cast" and n.input[0] in weights]
+    shipped = ort.InferenceSession(str(_model_file(spec)), providers=["CPUExecutionProvider"])
+    tokenizer = _load_tokenizer(spec)
+    texts = [
+        "def parse_header(line):\n    key, _, value = line.partition(':')\n    return key, value",
+        "how to read a csv file into a list of dicts",
+        "Retry card charges three times, then give up.",
+    ]
+    for text, vector in zip(texts, provider.embed_documents(texts), strict=True):
+        ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
+        mask = np.ones_like(ids)
+        out = shipped.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )[0]
+        expected = out[0].mean(axis=0)
+        expected /= np.linalg.norm(expected)
+        assert float(expected @ vector) > 0.99

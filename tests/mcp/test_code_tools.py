@@ -9,6 +9,7 @@ from mcp import Client
 
 from nano_brain import Brain
 from nano_brain.codeindex.service import CodeIndex
+from nano_brain.config import load_config
 from nano_brain.mcp import build_server
 
 pytestmark = pytest.mark.anyio
@@ -57,3 +58,38 @@ async def test_code_tools_answer_from_the_index(workspace: Path, real_provider) 
             assert bad.is_error
             missing = await client.call_tool("code_callers", {"symbol": "no_such_function"})
             assert missing.is_error
+
+
+ROUTES = """\
+from flask import Blueprint
+
+from .pricing import checkout
+
+bp = Blueprint("cart", __name__, url_prefix="/cart")
+
+
+@bp.post("/checkout")
+def pay():
+    return checkout([1, 2])
+"""
+
+
+async def test_code_routes_lists_routes_and_their_flows(workspace: Path) -> None:
+    (workspace / "shop").mkdir()
+    (workspace / "shop" / "pricing.py").write_text(PRICING)
+    (workspace / "shop" / "views.py").write_text(ROUTES)
+    config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
+    with Brain(workspace, config=config, actor="mcp") as brain:
+        CodeIndex(brain).index()
+        async with Client(build_server(brain)) as client:
+            found = await client.call_tool("code_routes", {"path": "/cart/*", "flow": True})
+            data = found.structured_content
+            assert [(r["method"], r["path"], r["handler"]) for r in data["routes"]] == [
+                ("POST", "/cart/checkout", "shop/views.py::pay")
+            ]
+            steps = [s["qualified_name"] for s in data["flows"][0]["steps"]]
+            assert steps == ["shop/pricing.py::checkout", "shop/pricing.py::apply_discount"]
+            none = await client.call_tool("code_routes", {"method": "PUT"})
+            assert none.structured_content["routes"] == []
+            bad = await client.call_tool("code_routes", {"method": "G E T"})
+            assert bad.is_error

@@ -117,6 +117,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
         "code_callees",
         "code_impact",
         "code_search",
+        "code_routes",
         "memory_retract",
         "memory_supersede",
         "memory_delete",

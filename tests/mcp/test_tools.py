@@ -37,6 +37,7 @@ EXPECTED_HINTS = {
     "code_callees": (True, False, True),
     "code_impact": (True, False, True),
     "code_search": (True, False, True),
+    "code_routes": (True, False, True),
 }
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 
 from nano_brain import Brain, paths
 from nano_brain.config import load_config
+from nano_brain.store.sqlite import _file
 
 
 @pytest.fixture
@@ -75,3 +78,31 @@ def test_store_at_an_explicit_path_is_private_but_its_folder_is_left_alone(
         assert _mode(folder / "brain.db") == 0o600
         assert _mode(folder / "brain.db-wal") == 0o600
     assert _mode(folder) == 0o755  # the user's own folder: not ours to change
+
+
+def test_first_stores_opened_at_once_share_the_new_data_folder(tmp_path: Path) -> None:
+    """Editors open every workspace folder together; each first open creates the data folder."""
+    stores = [paths.data_dir() / "workspaces" / f"{i:02x}" / "brain.db" for i in range(16)]
+    assert not paths.data_dir().exists()
+    for _ in range(20):  # the window between "is it there?" and mkdir is narrow
+        gate = threading.Barrier(len(stores))
+        errors: list[BaseException] = []
+
+        def _open(db: Path, gate: threading.Barrier, errors: list[BaseException]) -> None:
+            gate.wait()
+            try:
+                _file.prepare(db)
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=_open, args=(db, gate, errors)) for db in stores]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert all(db.parent.is_dir() for db in stores)
+        assert _mode(paths.data_dir()) == 0o700
+        for db in stores:
+            db.unlink(missing_ok=True)
+        shutil.rmtree(paths.data_dir())

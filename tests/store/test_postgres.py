@@ -116,7 +116,8 @@ def test_schema_is_migrated_from_the_previous_version(
             "VALUES ('w1', 1, 'cli', 'write')"
         )
         migrate(conn, "nb_previous")
-        assert conn.execute("SELECT max(version) FROM nb_schema").fetchone()[0] == 2
+        version = conn.execute("SELECT max(version) FROM nb_schema").fetchone()[0]
+        assert version == schema.SCHEMA_VERSION
         conn.execute(schema.grant_sql(testserver.APP_ROLE))
     app = owner.replace("postgres:@", f"{testserver.APP_ROLE}@")
     store = PostgresStore(app, "w1", path=tmp_path / "x.db")

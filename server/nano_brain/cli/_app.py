@@ -43,6 +43,10 @@ _MODULES: dict[str, dict[str, str]] = {
         "index": "Index the workspace's code (incremental: unchanged files cost a stat).",
         "symbols": "Find symbols by qualified name, Class.method, bare name or name fragment.",
     },
+    "consolidate_cmd": {
+        "consolidate": "Propose superseding or merging near-duplicate and contradicting notes; "
+        "never deletes.",
+    },
     "config_cmd": {
         "config": "Show or check the effective configuration.",
     },
@@ -85,6 +89,9 @@ _MODULES: dict[str, dict[str, str]] = {
         "supersede": "Mark OLD as superseded by NEW (both #id or source path).",
         "tombstones": "Sources that stay deleted (undo with `nano-brain forget --undo SOURCE`).",
         "wake-up": "What to read at session start: decisions, most used, recent, sessions.",
+    },
+    "routes_cmd": {
+        "routes": "HTTP routes of the code and their handlers (PATTERN: a glob or part of paths).",
     },
     "search": {
         "query": "Hybrid search: lexical and vector legs fused.",

@@ -116,6 +116,7 @@ def watch(
     if progress.getEffectiveLevel() > logging.INFO:
         progress.setLevel(logging.INFO)
     with _open(workspace, db) as brain:
+        brain.embedder.start()  # summaries are embedded in the background as they land
         harvester = Harvester(brain)
         if not as_json:
             click.echo(f"watching agent transcripts for {brain.root} (Ctrl-C stops)", err=True)

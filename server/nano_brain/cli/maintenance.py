@@ -32,8 +32,11 @@ def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
             f"pending {info['pending_embeddings']}"
         )
         click.echo(f"model      {emb['model'] or '-'} (store: {emb['store_model'] or '-'})")
+        click.echo(
+            f"code model {emb['code_model'] or '-'} (store: {emb['code_store_model'] or '-'})"
+        )
         for leg, state in info["legs"].items():
-            click.echo(f"{leg:<10} {state}")
+            click.echo(f"{leg:<11} {state}")
         for warning in info["config_warnings"]:
             click.echo(f"warning    {warning}")
 
@@ -42,11 +45,28 @@ def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
 
 @main.command()
 @click.option("--pending", is_flag=True, help="Only embed chunks that have no vector yet.")
+@click.option(
+    "--code", "space", flag_value="code", default=None,
+    help="Only the code index (embedding.code_model).",
+)  # fmt: skip
+@click.option(
+    "--notes", "space", flag_value="text", help="Only notes and sessions (embedding.model)."
+)
 @common_options
-def reembed(pending: bool, workspace: Path | None, db: Path | None, as_json: bool) -> None:
+def reembed(
+    pending: bool, space: str | None, workspace: Path | None, db: Path | None, as_json: bool
+) -> None:
     """Embed every chunk again with the configured model (after changing models)."""
     with open_brain(workspace, db) as brain, progress_bar(as_json) as update:
-        count = brain.embed_pending(progress=update) if pending else brain.reembed(progress=update)
-        model = brain.provider()[0]
-    info = {"embedded": count, "model": model.name if model else None}
-    emit(info, as_json, lambda: click.echo(f"embedded {count} chunk(s) with {info['model']}"))
+        if pending:
+            count = brain.embed_pending(progress=update, space=space)  # type: ignore[arg-type]
+        else:
+            count = brain.reembed(progress=update, space=space)  # type: ignore[arg-type]
+        models = {
+            name: provider.name
+            for name, provider in zip(("notes", "code"), brain.providers(), strict=True)
+            if provider is not None and (space is None or (space == "code") == (name == "code"))
+        }
+    info = {"embedded": count, "models": models}
+    shown = ", ".join(f"{v} ({k})" for k, v in models.items()) or "no model"
+    emit(info, as_json, lambda: click.echo(f"embedded {count} chunk(s) with {shown}"))

@@ -94,7 +94,8 @@ def migrate_cmd(target: str, source: str | None, workspace: Path | None, as_json
         try:
             if src.location == dst.location:  # type: ignore[attr-defined]
                 raise InvalidInputError("the source and the target are the same store")
-            copied = copy_memory(src, dst)  # type: ignore[arg-type]
+            # a team store's notes are in its PostgreSQL part (the code index stays behind)
+            copied = copy_memory(getattr(src, "team", src), getattr(dst, "team", dst))
             info = {
                 "from": src.location,  # type: ignore[attr-defined]
                 "to": dst.location,  # type: ignore[attr-defined]
@@ -108,7 +109,7 @@ def migrate_cmd(target: str, source: str | None, workspace: Path | None, as_json
     def human() -> None:
         click.echo(f"copied {info['from']} -> {info['to']}")
         for key in ("documents", "skipped_documents", "chunks", "vectors", "status_changes",
-                    "tombstones", "audit_rows", "anchors"):  # fmt: skip
+                    "tombstones", "audit_rows", "anchors", "proposals"):  # fmt: skip
             click.echo(f"  {key:<18} {info[key]}")
 
     emit(info, as_json, human)

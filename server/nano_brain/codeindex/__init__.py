@@ -9,6 +9,7 @@ and code search for every front end.
 
 from __future__ import annotations
 
+from ._route_service import FlowStep, RouteFlow, RouteInfo, Routes
 from .errors import CodeIndexError, GrammarMissingError, UnsupportedLanguageError
 from .indexer import IndexReport
 from .languages import (
@@ -40,6 +41,10 @@ from .walk import (
 __all__ = [
     "AnchorInfo",
     "CallInfo",
+    "FlowStep",
+    "RouteFlow",
+    "RouteInfo",
+    "Routes",
     "CodeIndex",
     "Impact",
     "ImpactItem",

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ..chunking import chunk_text
 from ..store import CodeStore
 from ..store.code import BulkFile, FileRecord
+from ._route_links import relink
 from .errors import CodeIndexError
 from .languages import code_extensions
 from .model import Assignment, CallSite, FileIndex, ImportEdge, Symbol
@@ -101,6 +102,8 @@ class IndexReport:
     pending_embeddings: int = 0
     #: chunks embedded after the index committed (``CodeIndex.index(embed=True)``)
     embedded: int = 0
+    #: HTTP routes linked after this run (when it changed files), see ``_route_links``
+    routes: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -163,6 +166,7 @@ def _work(job: tuple[str, str, str | None, str | None, int, int]) -> tuple[Any, 
     imports = [(i.module, i.name, i.alias, i.line) for i in index.imports]
     calls = [(c.caller, c.callee, c.name, c.receiver, c.receiver_kind, c.line) for c in index.calls]
     assigns = [(a.scope, a.target, a.value, a.line) for a in index.assignments]
+    routes = [f.row() for f in index.routes]
     return (
         "code",
         path,
@@ -175,6 +179,7 @@ def _work(job: tuple[str, str, str | None, str | None, int, int]) -> tuple[Any, 
         imports,
         calls,
         assigns,
+        routes,
     )
 
 
@@ -316,6 +321,12 @@ class Indexer:
         if changed or self._full or self._unindexed:
             self._resolve(report, notify, bulk)
             report.resolved = True
+        if changed:
+            try:
+                report.routes = relink(self.code, self._go_modules(self._route_files()))
+            except Exception as exc:  # routes are a view of the index: never cost the index
+                log.warning("routes not linked: %s: %s", type(exc).__name__, exc)
+                report.errors.append(f"routes not linked: {exc}")
         report.phase_seconds["resolve"] = round(time.perf_counter() - t_write, 4)
         if bulk and changed:
             self.code.checkpoint()
@@ -476,6 +487,7 @@ class Indexer:
         now = time.time()
         changed = False
         pending: list[tuple[BulkFile, FileIndex]] = []
+        row_routes: dict[str, list[Any]] = {}
         with self.brain.store.local.transaction():
             # another index run may have added some of these files since the scan
             present = self.code.existing_paths([r[1] for r in batch if r[0] == "code"]) if (
@@ -521,7 +533,7 @@ class Indexer:
                     )
                     continue
                 (_, _, sha, language, namespace, default_export, errors, syms, imps, calls,
-                 assigns) = result  # fmt: skip
+                 assigns, routes) = result  # fmt: skip
                 index = file_index_from_rows(
                     path, language, namespace, default_export, syms, imps, calls, assigns
                 )
@@ -529,6 +541,7 @@ class Indexer:
                                default_export, errors, syms, imps, calls, assigns)  # fmt: skip
                 if bulk and path not in present:
                     pending.append((row, index))
+                    row_routes[path] = routes
                     continue
                 if path not in self._before:
                     self._before[path] = self.code.interface_of(path) if path in known else None
@@ -550,6 +563,7 @@ class Indexer:
                 )
                 report.documents_added += added
                 self._fresh[path] = (index, call_ids)
+                self.brain.store.local.replace_route_facts(path, routes)
             if pending:
                 added, ids, first, last = self.code.add_code_files(
                     [row for row, _ in pending], tombstoned=tombstoned, now=now
@@ -560,6 +574,8 @@ class Indexer:
                 for (row, index), call_ids in zip(pending, ids, strict=True):
                     self._before[row.path] = None
                     self._fresh[row.path] = (index, call_ids)
+                    if row_routes.get(row.path):
+                        self.brain.store.local.replace_route_facts(row.path, row_routes[row.path])
         return changed
 
     # -- resolve ---------------------------------------------------------------------------
@@ -768,6 +784,10 @@ class Indexer:
                 edge_ids.append(edge_id)
                 stored[edge_id] = (target, how)
         return edge_ids, graph.resolve_sites(sites), stored
+
+    def _route_files(self) -> list[str]:
+        """Go files declaring routes (their go.mod tells how their imports resolve)."""
+        return sorted({f.file for f in self.brain.store.local.route_facts() if f.language == "go"})
 
     def _go_modules(self, paths: Iterable[str]) -> dict[str, str]:
         """``go.mod`` module paths by directory, for directories above Go files."""

@@ -7,6 +7,10 @@ of thousands of them; validation belongs at the edges (config, tool arguments), 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._routes import RouteFact
 
 #: Kinds that own methods; a function defined directly inside one becomes a ``method``.
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "module", "impl"})
@@ -153,6 +157,8 @@ class FileIndex:
     default_export: str | None = None
     #: The grammar reported syntax errors; symbols are still extracted where possible.
     has_errors: bool = False
+    #: What the file declares about HTTP routes (see ``routes``).
+    routes: list[RouteFact] = field(default_factory=list)
 
     @property
     def contains(self) -> list[tuple[str, str]]:

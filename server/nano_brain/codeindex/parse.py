@@ -16,6 +16,7 @@ from tree_sitter import Node, QueryCursor
 
 from ._langs import rules_for
 from ._langs.base import LanguageRules
+from ._routes import RouteFact, extract_routes
 from .errors import UnsupportedLanguageError
 from .languages import get_parser, language_for_path
 from .model import Assignment, CallSite, FileIndex, Symbol
@@ -75,8 +76,11 @@ def _parse(rel_path: str, source: bytes, language: str | None, *, captures: bool
     raw_defs: list[_Def] = []
     raw_calls: list[tuple[Node, Node]] = []
     raw_assigns: list[tuple[Node, Node, Node]] = []
+    raw_routes: list[dict[str, list[Node]]] = []
     for _, caps in QueryCursor(rules.query).matches(root):
-        if "call" in caps:
+        if "route" in caps:
+            raw_routes.append(caps)
+        elif "call" in caps:
             raw_calls.append((caps["call"][0], caps["name"][0]))
         elif "assign" in caps:
             raw_assigns.append(
@@ -92,6 +96,8 @@ def _parse(rel_path: str, source: bytes, language: str | None, *, captures: bool
     if raw_assigns and receivers:
         index.assignments = _assignments(raw_assigns, rel_path, defs, receivers)
     index.imports.sort(key=lambda imp: imp.line)
+    if raw_routes:
+        index.routes = _routes(lang, raw_routes, rel_path, defs, index)
     index.namespace = rules.namespace(root)
     index.default_export = rules.default_export(root)
     return index
@@ -183,23 +189,14 @@ def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
     outer = rules.range_node(node)
     if d.captured:
         body = d.body
-        doc, doc_node = rules.captured_docstring(d.doc) if d.doc is not None else (None, None)
+        doc, _ = rules.captured_docstring(d.doc) if d.doc is not None else (None, None)
         bases = rules.captured_bases(d.bases) if d.bases is not None else ()
     else:
         body = rules.body_node(node)
-        doc, doc_node = rules.docstring(node, src)
+        doc, _ = rules.docstring(node, src)
         bases = rules.bases(node)
     signature = rules.signature(node, body, src)
     whole = src[outer.start_byte : outer.end_byte]
-    if body is not None:
-        body_start = doc_node.end_byte if doc_node is not None else body.start_byte
-        body_text = src[body_start : node.end_byte]
-    else:
-        body_text = src[node.start_byte : node.end_byte]
-    parts = [signature]
-    if doc:
-        parts.append(doc)
-    parts.append(body_text[: SEARCH_TEXT_CAP * 2].decode("utf-8", "replace").strip())
     return Symbol(
         qualified_name=f"{path}::{d.dotted}",
         name=d.name,
@@ -212,7 +209,9 @@ def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
         end_line=outer.end_point.row + 1,
         sha256=hashlib.sha256(whole).hexdigest(),
         bases=bases,
-        search_text="\n".join(p for p in parts if p)[:SEARCH_TEXT_CAP],
+        # the source as written: the code model embeds real code better than a digest of it
+        # (CoSQA: MRR +0.035), and its words are the words to find it by
+        search_text=whole[: SEARCH_TEXT_CAP * 4].decode("utf-8", "replace")[:SEARCH_TEXT_CAP],
         search_title=search_title(f"{path}::{d.dotted}", d.name, doc),
     )
 
@@ -364,6 +363,30 @@ def _assignments(
             )
         )
     return out
+
+
+def _routes(
+    language: str,
+    matches: list[dict[str, list[Node]]],
+    path: str,
+    defs: list[_Def],
+    index: FileIndex,
+) -> list[RouteFact]:
+    """The file's route facts, with handlers defined in place named by their symbols."""
+    named = [d for d in defs if d.symbol is not None]
+    spans = {(d.node.start_byte, d.node.end_byte): d.symbol.qualified_name for d in named}  # type: ignore[union-attr]
+    scopes = [d for d in named if d.kind not in ("variable", "constant")]
+
+    def scope_of(offset: int) -> str | None:
+        inner = None
+        for d in scopes:  # in source order: the last one holding the offset is the innermost
+            if d.start <= offset < d.end:
+                inner = d
+        return inner.symbol.qualified_name if inner is not None and inner.symbol else None
+
+    return extract_routes(
+        language, matches, path, spans, scope_of, (i.module for i in index.imports)
+    )
 
 
 def _node_text(node: Node) -> str:

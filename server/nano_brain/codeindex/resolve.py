@@ -165,6 +165,18 @@ class CodeGraph:
             out.append(self._resolve(site))
         return out
 
+    def imports_binding(self, path: str, local_name: str) -> list[ImportEdge]:
+        """The imports of ``path`` that bind ``local_name``."""
+        return list(self._binds(path).get(local_name, ()))
+
+    def import_scope(self, imp: ImportEdge) -> str | None:
+        """The workspace file (a Go package: its directory) an import's module is, if any."""
+        if self._lazy:
+            self._ensure(imp.path)
+        bare = ImportEdge(imp.path, imp.module, None, imp.alias, imp.line)
+        target = self._import_target(bare, 0)
+        return target.scope if target is not None else None
+
     # -- queries -----------------------------------------------------------------------------
 
     def symbol(self, qualified_name: str) -> Symbol:

@@ -7,12 +7,9 @@ XDG cache dir. Nothing is downloaded.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.resources
 import logging
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # imported by the methods that run the model
     import numpy as np
 
-from .. import paths
 from ..errors import EmbeddingError
+from ._prepare import Preparation, prepared
 from .base import EmbeddingProvider, normalize
 
 log = logging.getLogger(__name__)
@@ -44,15 +41,19 @@ class LocalModelSpec:
     pooling: Literal["mean", "cls"] = "mean"
     max_length: int = 256
     lowercase: bool = True
-    quantize: bool = False
+    prepare: Preparation = "none"
+    """How the shipped file becomes the int8 graph that runs (see `_prepare`)."""
     query_prefix: str = ""
     document_prefix: str = ""
 
 
 LOCAL_MODELS: dict[str, LocalModelSpec] = {}
 DEFAULT_LOCAL_MODEL = ""
-#: Texts per model call when a batch is split into groups of similar length.
-_GROUP = 8
+#: Tokens (texts x padded length) per model call. Long texts go a few at a time: the
+#: attention's activations grow with the square of the length, and 8 texts of 256 tokens took
+#: 3x the memory of 2 at a time and ran slower; short ones are grouped up to _GROUP_MAX.
+_TOKEN_BUDGET = 512
+_GROUP_MAX = 32
 
 
 def register(spec: LocalModelSpec, *, default: bool = False) -> None:
@@ -69,9 +70,7 @@ class LocalOnnxProvider(EmbeddingProvider):
         import onnxruntime as ort
 
         self._spec = spec
-        onnx_path = _model_file(spec)
-        if spec.quantize:
-            onnx_path = _quantized(onnx_path, spec.key)
+        onnx_path = prepared(_model_file(spec), spec.key, spec.prepare)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -114,15 +113,19 @@ class LocalOnnxProvider(EmbeddingProvider):
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(texts)
-        if len(encodings) <= _GROUP:
-            return self._infer([e.ids for e in encodings])
         # Padding every text to the batch's longest wastes most of the work on mixed lengths
         # (a one-line note beside a 256-token function): run groups of similar length.
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
-        out = np.empty((len(encodings), self._dim), dtype=np.float32)
-        for start in range(0, len(order), _GROUP):
-            part = order[start : start + _GROUP]
-            out[part] = self._infer([encodings[i].ids for i in part])
+        groups: list[list[int]] = [[]]
+        for i in order:
+            part, width = groups[-1], len(encodings[i].ids)  # the longest yet: sorted ascending
+            if part and ((len(part) + 1) * width > _TOKEN_BUDGET or len(part) >= _GROUP_MAX):
+                groups.append(part := [])
+            part.append(i)
+        vectors = [self._infer([encodings[j].ids for j in part]) for part in groups]
+        out = np.empty((len(encodings), vectors[0].shape[1]), dtype=np.float32)
+        for part, block in zip(groups, vectors, strict=True):
+            out[part] = block
         return out
 
     def _infer(self, token_ids: list[list[int]]) -> np.ndarray:
@@ -161,49 +164,6 @@ def _model_file(spec: LocalModelSpec) -> Path:
     if not path.is_file():
         raise EmbeddingError(f"model file {spec.onnx_file} is missing from {spec.distribution}")
     return path
-
-
-def _quantized(source: Path, key: str) -> Path:
-    """An int8 copy of `source`, made once and cached (keyed on the source and onnxruntime)."""
-    import onnxruntime as ort
-
-    stat = source.stat()
-    tag = hashlib.sha256(
-        f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{ort.__version__}".encode()
-    ).hexdigest()[:16]
-    target = paths.cache_dir() / "models" / f"{key}-{tag}.onnx"
-    if target.is_file():
-        return target
-    try:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-    except ImportError as exc:
-        log.warning("cannot quantize %s (%s); using the fp32 model", source.name, exc)
-        return source
-    target.parent.mkdir(parents=True, exist_ok=True)
-    log.info("quantizing %s to int8 (once) -> %s", source.name, target)
-    handle, tmp = tempfile.mkstemp(dir=target.parent, suffix=".onnx.tmp")
-    os.close(handle)
-    root = logging.getLogger()
-    quiet = _DropQuantizationAdvice()
-    root.addFilter(quiet)
-    try:
-        quantize_dynamic(str(source), tmp, weight_type=QuantType.QInt8)
-        os.replace(tmp, target)  # atomic: concurrent processes each write their own temp file
-    except Exception as exc:
-        log.warning("quantizing %s failed (%s); using the fp32 model", source.name, exc)
-        return source
-    finally:
-        root.removeFilter(quiet)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return target
-
-
-class _DropQuantizationAdvice(logging.Filter):
-    """onnxruntime's quantizer logs its chatter straight to the root logger."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.name != "root"
 
 
 def _load_tokenizer(spec: LocalModelSpec) -> Any:

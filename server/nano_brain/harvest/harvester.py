@@ -44,6 +44,7 @@ from ..timeutil import iso
 from ._common import describe_skipped
 from ._files import ReadLimits, warn_once
 from .config import HarvestConfig, harvest_config_of
+from .decisions import harvest_decisions
 from .digest import Digest, build_digest
 from .model import AgentName, Session, SessionSource, TranscriptError, is_within
 from .sources import HarvestLocations, discover_sessions, load_session
@@ -90,6 +91,8 @@ class HarvestItem:
     redactions: int = 0
     due_in_s: float | None = None
     """For "settling": seconds until the source counts as settled."""
+    decisions: int | None = None
+    """Decision and lesson notes this write added (see `decisions`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -330,6 +333,7 @@ class Harvester:
             return self._remember(item, item.source, stamp, "unchanged")
         self._known.pop(item.source, None)
         item.action = "added" if result.created else "updated"
+        item.decisions = harvest_decisions(self.brain, session, item.source, doc).added
         return item
 
     def _remember(self, item: HarvestItem, key: str, stamp: _Stamp, action: Action) -> HarvestItem:

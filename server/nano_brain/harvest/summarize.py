@@ -123,7 +123,12 @@ class OpenAISummarizer:
             return Summary(text=digest.markdown, summarizer=DIGEST, error=str(exc))
         return Summary(text=text, summarizer=self.name)
 
-    def _complete(self, prompt: str) -> str:
+    def complete(self, system: str, prompt: str) -> str:
+        """One chat completion with another system prompt (consolidation drafts merged notes
+        with it); raises SummarizerError. The prompt must already be redacted."""
+        return self._complete(prompt, system)
+
+    def _complete(self, prompt: str, system: str = _SYSTEM_PROMPT) -> str:
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self._api_key_env, "")
         if key:
@@ -132,7 +137,7 @@ class OpenAISummarizer:
             "model": self._model,
             "temperature": 0,
             "messages": [
-                {"role": "system", "content": _SYSTEM_PROMPT},
+                {"role": "system", "content": system},
                 {"role": "user", "content": prompt},
             ],
         }

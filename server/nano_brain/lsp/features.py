@@ -17,7 +17,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from ..codeindex import Symbol
+from ..codeindex import Routes, Symbol
 from ..errors import NanoBrainError
 from ..filters import Filters
 from ..store.code import AnchorRecord
@@ -180,10 +180,22 @@ def hover(
         exclude = {n.id for n in notes}
         related = [r for r in found_related or [] if r.id not in exclude][: opts.max_related]
     symbol = targets[0].split("::", 1)[-1] if targets and notes else None
-    text = hover_markdown(symbol, notes, related)
+    text = hover_markdown(symbol, notes, related, routes=routes_of(ctx.folder, targets[:1]))
     if text is None:
         return None
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+
+def routes_of(folder: Folder, names: list[str]) -> list[str]:
+    """``METHOD /path`` of the routes these symbols handle (an indexed lookup)."""
+    if not names:
+        return []
+    try:
+        found = Routes(folder.reader).of_symbols(names)
+    except NanoBrainError as exc:
+        log.info("no routes for %s: %s", names[0], exc)
+        return []
+    return list(dict.fromkeys(r.label for r in found))
 
 
 def prefetch_queries(ctx: Context, limit: int = 100) -> list[str]:

@@ -215,9 +215,11 @@ def related_memories(
     (``nano-brain/search``, the searchRelated command) do count.
     """
     try:
+        # expand=False: a hover shows what matches the symbol, not what was written next to
+        # it, and stays within its few milliseconds
         request = validate_request(
             query=query[:400], limit=limit + 3, kind=["note", "session"], explain=True,
-            track=False,
+            track=False, expand=False,
         )  # fmt: skip
         response = brain.search(request)
     except NanoBrainError as exc:

@@ -66,12 +66,17 @@ def hover_markdown(
     related: list[RelatedView],
     *,
     now: float | None = None,
+    routes: list[str] | None = None,
 ) -> str | None:
-    """The hover text, or None when there is nothing worth a hover box."""
-    if not notes and not related:
+    """The hover text, or None when there is nothing worth a hover box; ``routes`` are the
+    HTTP routes (``GET /users/{id}``) the symbol handles."""
+    if not notes and not related and not routes:
         return None
     now = time.time() if now is None else now
     out: list[str] = []
+    if routes:
+        more = f" and {len(routes) - 5} more" if len(routes) > 5 else ""
+        out.append("**Routes** · " + ", ".join(f"`{r}`" for r in routes[:5]) + more)
     if notes:
         head = f"**nano-brain** · {len(notes)} note{'s' if len(notes) != 1 else ''}"
         out.append(head + (f" on `{symbol}`" if symbol else ""))

@@ -12,6 +12,8 @@ from pydantic import BaseModel, Field
 
 from .. import fields
 from ..brain import Brain
+from ..codeindex import Routes
+from ..codeindex._route_service import MAX_FLOW_DEPTH
 from ..codeindex.service import MAX_IMPACT_DEPTH, CodeIndex
 from ..models import SearchResponse
 from ..search import MAX_QUERY_CHARS
@@ -57,6 +59,36 @@ class CodeSearchInput(_Input):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     max_results: int = Field(10, ge=1, le=100)
     mode: Literal["hybrid", "lexical", "vector"] = "hybrid"
+
+
+class RoutesInput(_Input):
+    path: str | None = Field(
+        None,
+        max_length=1024,
+        pattern=fields.ONE_LINE_PATTERN,
+        description="a glob over route paths (`/api/users/*`) or a part of them (`users`)",
+    )
+    method: str | None = Field(
+        None, max_length=16, pattern=r"^[A-Za-z]+$", description="GET, POST, ... (ANY matches)"
+    )
+    flow: bool = Field(
+        False,
+        description="also follow each route: its handler, what it calls and the notes on the way",
+    )
+    depth: int = Field(3, ge=1, le=MAX_FLOW_DEPTH, description="hops of calls a flow follows")
+    limit: int = Field(50, ge=1, le=500)
+
+
+class RoutesOutput(BaseModel):
+    routes: list[dict[str, Any]] = Field(
+        description="method, path, framework, handler (qualified name; null when inline or "
+        "unresolved), handler_expr, file, line"
+    )
+    flows: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="with flow: per route, steps (symbols reached, by depth), unresolved calls, "
+        "and notes anchored to the handler or any step",
+    )
 
 
 class SymbolsOutput(BaseModel):
@@ -129,3 +161,18 @@ def register(registry: ToolRegistry) -> None:
         and body) by meaning and keywords. Use it to find where something is implemented
         when you don't know its name."""
         return CodeIndex(brain).search(p.query, limit=p.max_results, mode=p.mode)
+
+    @registry.tool(
+        "code_routes", title="HTTP routes", input=RoutesInput, output=RoutesOutput,
+        read_only=True,
+    )  # fmt: skip
+    def code_routes(brain: Brain, p: RoutesInput) -> RoutesOutput:
+        """The HTTP routes this workspace's code declares (Flask, FastAPI, Django, Express,
+        Koa, Go net/http, Gin, Echo, Spring, Rails), with full paths and handler symbols;
+        filter by path and method. With `flow`, each route's handler, the functions it calls
+        (resolved calls, `depth` hops) and the notes and decisions anchored along the way. Use
+        it to find the code behind an endpoint before changing it."""
+        routes = Routes(brain)
+        found = routes.list(method=p.method, path=p.path, limit=p.limit)
+        flows = [routes.flow_of(r, p.depth).to_dict() for r in found[:20]] if p.flow else []
+        return RoutesOutput(routes=[r.to_dict() for r in found], flows=flows)

@@ -22,6 +22,9 @@ from .spaces import Space
 if TYPE_CHECKING:
     import numpy as np
 
+    from .consolidation import ProposalRow
+    from .routes import FactRow, RouteRecord, RouteRow, StoredFact
+    from .sqlite.store import SqliteStore
     from .views import AnchorView, FileWeight, TimelineBucket, TimelinePoint
 
 
@@ -38,6 +41,11 @@ class MemoryStore(Protocol):
     @property
     def location(self) -> str:
         """What to show a person: the file path, or the server URL without its password."""
+        ...
+
+    @property
+    def local(self) -> SqliteStore:
+        """The store of this clone's code index: this one, or in team mode the local file."""
         ...
 
     def close(self) -> None: ...
@@ -137,6 +145,44 @@ class MemoryStore(Protocol):
     ) -> tuple[list[int], list[int], np.ndarray]: ...
     def vector_counts(self) -> dict[str, Any]: ...
     def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
+
+    # the code index's HTTP routes (always this clone's) and consolidation proposals
+    def replace_route_facts(self, path: str, facts: Sequence[FactRow]) -> None: ...
+    def route_fact_count(self) -> int: ...
+    def route_facts(self) -> list[StoredFact]: ...
+    def replace_routes(self, routes: Sequence[RouteRow]) -> None: ...
+    def list_routes(
+        self,
+        *,
+        method: str | None = None,
+        path_like: str | None = None,
+        framework: str | None = None,
+        limit: int = 1000,
+    ) -> list[RouteRecord]: ...
+    def routes_of_handlers(self, handlers: Sequence[str]) -> list[RouteRecord]: ...
+    def add_proposal(
+        self,
+        *,
+        at: float,
+        action: str,
+        members: Sequence[str],
+        survivor: str | None,
+        title: str | None,
+        content: str | None,
+        reason: str,
+        score: float,
+        actor: str,
+    ) -> int | None: ...
+    def proposed_clusters(self) -> set[str]: ...
+    def proposals(
+        self, *, statuses: Sequence[str] = ..., limit: int = 1000
+    ) -> list[ProposalRow]: ...
+    def proposal(self, proposal_id: int) -> ProposalRow | None: ...
+    def decide_proposal(
+        self, proposal_id: int, status: str, *, at: float, actor: str, result: str | None
+    ) -> None: ...
+    def note_texts(self, doc_ids: Sequence[int]) -> dict[int, str]: ...
+    def anchors_by_note(self) -> dict[str, set[str]]: ...
 
     # views (nano-brain ui) and health (doctor)
     def time_span(self, filters: Filters) -> tuple[float, float] | None: ...

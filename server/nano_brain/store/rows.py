@@ -86,3 +86,5 @@ class PendingChunk:
     title: str
     heading: str
     body: str
+    symbol: bool = False
+    """A code index symbol's chunk: title = qualified name, name words, docstring summary."""

@@ -27,7 +27,9 @@ from .spaces import Space
 from .sqlite.store import BM25_WEIGHTS
 
 if TYPE_CHECKING:
+    from .consolidation import ProposalRow
     from .postgres.store import PostgresStore
+    from .routes import RouteRecord, StoredFact
     from .sqlite.store import SqliteStore
     from .views import AnchorView, FileWeight
 
@@ -469,6 +471,52 @@ class TeamStore:
         )
         return out
 
+    # -- routes (the code index's: local) and consolidation (about notes: the team's) ----------
+
+    def replace_route_facts(self, path: str, facts: Sequence[Any]) -> None:
+        self.local.replace_route_facts(path, facts)
+
+    def replace_routes(self, routes: Sequence[Any]) -> None:
+        self.local.replace_routes(routes)
+
+    def route_fact_count(self) -> int:
+        return self.local.route_fact_count()
+
+    def route_facts(self) -> list[StoredFact]:
+        return self.local.route_facts()
+
+    def list_routes(self, **options: Any) -> list[RouteRecord]:
+        return self.local.list_routes(**options)
+
+    def routes_of_handlers(self, handlers: Sequence[str]) -> list[RouteRecord]:
+        return self.local.routes_of_handlers(handlers)
+
+    def add_proposal(self, **fields: Any) -> int | None:
+        return self.team_for_write().add_proposal(**fields)
+
+    def proposed_clusters(self) -> set[str]:
+        return self.team.proposed_clusters()
+
+    def proposals(
+        self, *, statuses: Sequence[str] = ("pending",), limit: int = 1000
+    ) -> list[ProposalRow]:
+        return self.team.proposals(statuses=statuses, limit=limit)
+
+    def proposal(self, proposal_id: int) -> ProposalRow | None:
+        return self.team.proposal(proposal_id)
+
+    def decide_proposal(self, proposal_id: int, status: str, **fields: Any) -> None:
+        self.team_for_write().decide_proposal(proposal_id, status, **fields)
+
+    def note_texts(self, doc_ids: Sequence[int]) -> dict[int, str]:
+        out = self.team.note_texts([i for i in doc_ids if i > 0])
+        local = self.local.note_texts([-i for i in doc_ids if i < 0])
+        out.update({-k: v for k, v in local.items()})
+        return out
+
+    def anchors_by_note(self) -> dict[str, set[str]]:
+        return self.team.anchors_by_note()
+
     # -- views and health ----------------------------------------------------------------------
 
     def time_span(self, filters: Filters) -> tuple[float, float] | None:
@@ -611,4 +659,4 @@ def _doc(row: DocumentRow | None, sign: int = -1) -> DocumentRow | None:
 def _pending(chunk: PendingChunk, sign: int) -> PendingChunk:
     if sign > 0:
         return chunk
-    return PendingChunk(-chunk.id, -chunk.doc_id, chunk.title, chunk.heading, chunk.body)
+    return dataclasses.replace(chunk, id=-chunk.id, doc_id=-chunk.doc_id)

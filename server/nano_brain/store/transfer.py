@@ -1,12 +1,13 @@
 """Copy one workspace's memory from a store into another (SQLite to a team's PostgreSQL and
 back), keeping what identifies and explains it: document ids (uid) and versions, statuses and
 their history, tags, chunks, vectors (when both stores use the same model), tombstones,
-anchors and the audit log with its times and actors.
+anchors, consolidation proposals and the audit log with its times and actors.
 
 Internal row ids are the target's own (a team database numbers rows across workspaces). Running
 it again copies only what is missing: a version already there (same uid and version), a
-status change, tombstone, anchor or audit row already there is skipped. Code documents stay
-behind: the code index is local to each clone and is rebuilt by `nano-brain index`.
+status change, tombstone, anchor, proposal or audit row already there is skipped. Code
+documents stay behind: the code index is local to each clone and is rebuilt by `nano-brain
+index`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ _STATUS = "doc_uid, at, actor, status, superseded_by, prev_status, prev_supersed
 _TOMB = "source, doc_uid, title, created_at, actor"
 _AUDIT = "at, actor, action, doc_uid, title, prev_status, new_status, details"
 _ANCHOR = "doc_uid, path, qualified_name, symbol_sha256, created_at"
+_PROPOSAL = (
+    "created_at, action, cluster, members, survivor, title, content, reason, score, status, "
+    "decided_at, actor, result"
+)
 _BATCH = 200
 
 
@@ -43,6 +48,7 @@ class Copied:
     tombstones: int = 0
     audit_rows: int = 0
     anchors: int = 0
+    proposals: int = 0
     models: dict[str, str] = field(default_factory=dict)
 
 
@@ -113,6 +119,16 @@ def copy_memory(source: SqlStore, target: SqlStore) -> Copied:
                 (ws_to, *row),
             )
             done.anchors += max(cursor.rowcount, 0)
+        for row in source._rows(
+            f"SELECT {_PROPOSAL} FROM consolidation_proposals WHERE workspace_id = ? ORDER BY id",
+            (ws_from,),
+        ):
+            cursor = target._exec(
+                f"INSERT INTO consolidation_proposals (workspace_id, {_PROPOSAL}) "
+                f"VALUES ({_marks(14)}) ON CONFLICT (workspace_id, cluster) DO NOTHING",
+                (ws_to, *row),
+            )
+            done.proposals += max(cursor.rowcount, 0)
     return done
 
 

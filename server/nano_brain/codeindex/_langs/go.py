@@ -15,7 +15,7 @@ _TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 class GoRules(LanguageRules):
     language = "go"
-    query_files = ("go.scm",)
+    query_files = ("go.scm", "go_routes.scm")
     doc_wrappers = frozenset(
         {"type_declaration", "const_declaration", "var_declaration", "var_spec_list"}
     )

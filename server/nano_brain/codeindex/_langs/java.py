@@ -15,7 +15,7 @@ _GENERICS = re.compile(r"<.*", re.S)
 
 class JavaRules(LanguageRules):
     language = "java"
-    query_files = ("java.scm",)
+    query_files = ("java.scm", "java_routes.scm")
     comment_types = frozenset({"line_comment", "block_comment"})
     doc_wrappers = frozenset({"field_declaration", "constant_declaration"})
     self_names = ("this",)

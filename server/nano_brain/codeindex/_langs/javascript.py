@@ -15,7 +15,7 @@ _FUNCTION_VALUES = frozenset(
 
 class JavaScriptRules(LanguageRules):
     language = "javascript"
-    query_files = ("javascript.scm",)
+    query_files = ("javascript.scm", "javascript_routes.scm")
     doc_wrappers = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
     self_names = ("this",)
 
@@ -154,7 +154,7 @@ class JavaScriptRules(LanguageRules):
 
 class TypeScriptRules(JavaScriptRules):
     language = "typescript"
-    query_files = ("javascript.scm", "typescript.scm")
+    query_files = ("javascript.scm", "typescript.scm", "javascript_routes.scm")
     doc_wrappers = JavaScriptRules.doc_wrappers | {"expression_statement"}
 
 

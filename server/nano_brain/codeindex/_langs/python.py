@@ -12,7 +12,7 @@ from .base import LanguageRules, line_of, text
 
 class PythonRules(LanguageRules):
     language = "python"
-    query_files = ("python.scm",)
+    query_files = ("python.scm", "python_routes.scm")
     self_names = ("self", "cls")
 
     def refine_kind(self, kind: str, node: Node, parent_kind: str | None) -> str | None:

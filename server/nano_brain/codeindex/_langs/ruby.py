@@ -12,7 +12,7 @@ _REQUIRES = frozenset({"require", "require_relative", "load"})
 
 class RubyRules(LanguageRules):
     language = "ruby"
-    query_files = ("ruby.scm",)
+    query_files = ("ruby.scm", "ruby_routes.scm")
     doc_wrappers = frozenset({"body_statement"})
     self_names = ("self",)
     implicit_self = True

@@ -21,6 +21,7 @@ from typing import Any
 
 from ...errors import StoreError, StoreReadOnlyError
 from ...filters import Filters
+from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import POSTGRES
 from ..rows import AuditRow
@@ -39,7 +40,9 @@ def _sql(statement: str) -> str:
     return statement.replace("%", "%%").replace("?", "%s")
 
 
-class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors):
+class PostgresStore(
+    DocumentQueries, ViewQueries, Lexical, PostgresVectors, ConsolidationQueries
+):
     """One workspace's memory in a PostgreSQL database. Thread-safe: one connection guarded
     by a lock, as the SQLite store."""
 

@@ -92,12 +92,12 @@ class PostgresVectors(VectorModels):
         self: PostgresStore, limit: int, space: Space = "text"
     ) -> list[PendingChunk]:
         rows = self._rows(
-            "SELECT c.id, c.doc_id, c.title, c.heading, c.body FROM chunks c "
+            "SELECT c.id, c.doc_id, c.title, c.heading, c.body, c.symbol FROM chunks c "
             "JOIN documents d ON d.id = c.doc_id WHERE c.workspace_id = ? AND c.embedded = 0 "
             f"AND {IN_SPACE[space]} ORDER BY c.id LIMIT ?",
             (self.workspace_id, limit),
         )
-        return [PendingChunk(*r) for r in rows]
+        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
 
     def pending_count(self: PostgresStore, space: Space | None = None) -> int:
         in_space = "" if space is None else f" AND {IN_SPACE[space]}"
@@ -111,11 +111,11 @@ class PostgresVectors(VectorModels):
 
     def pending_of(self: PostgresStore, doc_id: int) -> list[PendingChunk]:
         rows = self._rows(
-            "SELECT id, doc_id, title, heading, body FROM chunks WHERE doc_id = ? "
+            "SELECT id, doc_id, title, heading, body, symbol FROM chunks WHERE doc_id = ? "
             "AND embedded = 0 ORDER BY seq",
             (doc_id,),
         )
-        return [PendingChunk(*r) for r in rows]
+        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
 
     def copy_vectors(self: PostgresStore, from_doc: int, to_doc: int) -> int:
         """Give a new version's chunks the vectors of identical chunks of the version before."""

@@ -210,9 +210,14 @@ def _ensure_folder(folder: Path) -> None:
     try:
         own[-1].parent.mkdir(parents=True, exist_ok=True)  # e.g. ~/.local/share: not ours
         for missing in reversed(own):
-            if not missing.exists():
+            try:
                 missing.mkdir(mode=0o700)
-                missing.chmod(0o700)  # mkdir's mode is masked by the umask
+            except FileExistsError:
+                # another store opening at the same moment made it: fine if it is a folder
+                if not missing.is_dir():
+                    raise
+                continue
+            missing.chmod(0o700)  # mkdir's mode is masked by the umask
     except OSError as exc:
         raise StoreError(f"cannot create the store folder {folder}: {exc}") from exc
 

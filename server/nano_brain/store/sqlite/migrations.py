@@ -422,7 +422,71 @@ _V8 = """
 -- see store.VectorStore._split_vector_spaces
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
+# HTTP routes and consolidation proposals.
+# - code_route_facts: what one source file declares about routes (a route with its handler, a
+#   router and its prefix, a mount, an export; see codeindex/_routes.py), going with the file;
+# - code_routes: the routes linked across files (prefixes of routers and mounts applied,
+#   handlers resolved to symbols), replaced whole after each index run that changed files;
+# - consolidation_proposals: near-duplicate or contradicting notes and what to do with them
+#   (supersede the older, write a merged note, keep both), waiting for review or applied.
+# Source files are parsed again once (their hashes are cleared, as migration 4 did) so that
+# their route facts are recorded; symbols whose text did not change keep their documents.
+# Like 7 and 8, it may be applied again to a store that has it.
+_V9 = """
+CREATE TABLE IF NOT EXISTS code_route_facts (
+    id           INTEGER PRIMARY KEY,
+    file_id      INTEGER NOT NULL REFERENCES code_files (id) ON DELETE CASCADE,
+    workspace_id TEXT NOT NULL,
+    kind         TEXT NOT NULL CHECK (kind IN ('route', 'router', 'mount', 'export')),
+    framework    TEXT NOT NULL,
+    method       TEXT,
+    path         TEXT,
+    owner        TEXT,
+    target       TEXT,
+    handler      TEXT,
+    scope        TEXT,
+    line         INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS code_route_facts_file ON code_route_facts (file_id);
+CREATE TABLE IF NOT EXISTS code_routes (
+    id           INTEGER PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    file_id      INTEGER NOT NULL REFERENCES code_files (id) ON DELETE CASCADE,
+    framework    TEXT NOT NULL,
+    method       TEXT NOT NULL,
+    path         TEXT NOT NULL,
+    handler      TEXT,
+    handler_expr TEXT NOT NULL,
+    line         INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS code_routes_handler ON code_routes (handler) WHERE handler IS NOT NULL;
+CREATE INDEX IF NOT EXISTS code_routes_file ON code_routes (file_id);
+CREATE TABLE IF NOT EXISTS consolidation_proposals (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id TEXT NOT NULL,
+    created_at   REAL NOT NULL,
+    action       TEXT NOT NULL CHECK (action IN ('supersede', 'merge', 'keep')),
+    cluster      TEXT NOT NULL,
+    members      TEXT NOT NULL,
+    survivor     TEXT,
+    title        TEXT,
+    content      TEXT,
+    reason       TEXT NOT NULL,
+    score        REAL NOT NULL,
+    status       TEXT NOT NULL DEFAULT 'pending'
+        CHECK (status IN ('pending', 'applied', 'dismissed', 'stale')),
+    decided_at   REAL,
+    actor        TEXT,
+    result       TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS consolidation_proposals_cluster
+    ON consolidation_proposals (workspace_id, cluster);
+CREATE INDEX IF NOT EXISTS consolidation_proposals_status
+    ON consolidation_proposals (status, id);
+UPDATE code_files SET sha256 = '', mtime_ns = -1 WHERE language IS NOT NULL;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ...filters import KINDS, Filters
+from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import SQLITE
 from ..rows import Hit
@@ -20,6 +21,7 @@ from . import _file
 from ._driver import load_vec, sqlite_module
 from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .routes import RouteQueries
 from .vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -29,7 +31,9 @@ BM25_WEIGHTS = (5.0, 1.0)
 LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
 
 
-class SqliteStore(DocumentQueries, ViewQueries, HealthChecks, VectorStore):
+class SqliteStore(
+    DocumentQueries, ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQueries
+):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
 
     A store this process may not write is opened read-only: reads work, writes raise

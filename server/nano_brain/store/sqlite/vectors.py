@@ -97,6 +97,12 @@ class VectorStore(VectorModels):
             "CREATE INDEX IF NOT EXISTS documents_thread ON documents (thread, thread_seq) "
             "WHERE thread IS NOT NULL"
         )
+        # symbol chunks now hold the symbol's source (and their callee text changed): every
+        # code file is parsed again by the next index run
+        if self._rows("SELECT 1 FROM sqlite_master WHERE name = 'code_files'"):
+            self._exec(
+                "UPDATE code_files SET sha256 = '', mtime_ns = -1 WHERE language IS NOT NULL"
+            )
         self._exec("DROP TRIGGER IF EXISTS chunk_vectors_ad")
         for table in _TABLES.values():
             self._exec(f"DROP TRIGGER IF EXISTS {table}_ad")
@@ -120,12 +126,12 @@ class VectorStore(VectorModels):
     def pending_chunks(self: Store, limit: int, space: Space = "text") -> list[PendingChunk]:
         """Chunks of a space that have no vector yet, oldest first."""
         rows = self._rows(
-            "SELECT c.id, c.doc_id, c.title, c.heading, c.body FROM chunks c "
+            "SELECT c.id, c.doc_id, c.title, c.heading, c.body, c.symbol FROM chunks c "
             f"JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 0 AND {IN_SPACE[space]} "
             "ORDER BY c.id LIMIT ?",
             (limit,),
         )
-        return [PendingChunk(*r) for r in rows]
+        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
 
     def pending_count(self: Store, space: Space | None = None) -> int:
         if space is None:
@@ -140,11 +146,11 @@ class VectorStore(VectorModels):
     def pending_of(self: Store, doc_id: int) -> list[PendingChunk]:
         """One document's chunks that have no vector yet."""
         rows = self._rows(
-            "SELECT id, doc_id, title, heading, body FROM chunks WHERE doc_id = ? "
+            "SELECT id, doc_id, title, heading, body, symbol FROM chunks WHERE doc_id = ? "
             "AND embedded = 0 ORDER BY seq",
             (doc_id,),
         )
-        return [PendingChunk(*r) for r in rows]
+        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
 
     def copy_vectors(self: Store, from_doc: int, to_doc: int) -> int:
         """Give a new version's chunks the vectors of identical chunks of the version before

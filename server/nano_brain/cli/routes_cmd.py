@@ -1,0 +1,85 @@
+"""``nano-brain routes``: the HTTP routes the code declares, and a route's flow.
+
+A thin wrapper over :class:`nano_brain.codeindex.Routes`; routes come from the last
+``nano-brain index``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..codeindex import RouteFlow, RouteInfo, Routes
+from ..codeindex._route_service import MAX_FLOW_DEPTH
+from ._app import common_options, emit, main, open_brain
+
+
+@main.command("routes")
+@click.argument("pattern", required=False)
+@click.option("--method", "-m", default=None, help="Only this HTTP method (and any-method ones).")
+@click.option("--framework", default=None, help="Only routes of this framework (flask, gin, ...).")
+@click.option(
+    "--flow",
+    is_flag=True,
+    help="Follow each matching route: handler, what it calls, and the notes anchored on the way.",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(1, MAX_FLOW_DEPTH),
+    default=3,
+    show_default=True,
+    help="Hops of calls a flow follows.",
+)
+@click.option("--limit", "-n", type=click.IntRange(1, 100_000), default=200, show_default=True)
+@common_options
+def routes_cmd(
+    pattern: str | None,
+    method: str | None,
+    framework: str | None,
+    flow: bool,
+    depth: int,
+    limit: int,
+    workspace: Path | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """HTTP routes of the code and their handlers (PATTERN: a glob or part of paths)."""
+    with open_brain(workspace, db) as brain:
+        routes = Routes(brain)
+        found = routes.list(method=method, path=pattern, framework=framework, limit=limit)
+        flows = [routes.flow_of(route, depth) for route in found[:50]] if flow else []
+    if flow:
+        emit([f.to_dict() for f in flows], as_json, lambda: _print_flows(flows))
+        return
+    emit([r.to_dict() for r in found], as_json, lambda: _print_routes(found))
+
+
+def _handler(route: RouteInfo) -> str:
+    return route.handler or f"? {route.handler_expr}"
+
+
+def _print_routes(routes: list[RouteInfo]) -> None:
+    if not routes:
+        click.echo("no routes (run `nano-brain index` first?)")
+    width = max((len(r.method) for r in routes), default=3)
+    for r in routes:
+        click.echo(f"{r.method:<{width}} {r.path}  -> {_handler(r)}  ({r.file}:{r.line})")
+
+
+def _print_flows(flows: list[RouteFlow]) -> None:
+    if not flows:
+        click.echo("no routes")
+    for f in flows:
+        r = f.route
+        click.echo(f"{r.method} {r.path}  ({r.framework}, {r.file}:{r.line})")
+        click.echo(f"  handler {_handler(r)}")
+        for step in f.steps:
+            click.echo(f"  {'  ' * step.depth}{step.qualified_name}  ({step.path}:{step.line})")
+        if f.truncated:
+            click.echo("  … (flow cut short)")
+        if f.unresolved:
+            click.echo(f"  unresolved calls: {', '.join(f.unresolved[:10])}")
+        for note in f.notes:
+            flag = "" if note.state == "ok" else f" [{note.state}: may be stale]"
+            click.echo(f"  note #{note.note_id} {note.note_title} -> {note.qualified_name}{flag}")

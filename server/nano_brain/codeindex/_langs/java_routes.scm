@@ -1,0 +1,6 @@
+;; Java route declarations (Spring controllers), read by codeindex/_routes.py.
+;; The class is captured; its methods' mapping annotations are read from it.
+((class_declaration
+   (modifiers [(annotation name: (identifier) @route.annotation)
+               (marker_annotation name: (identifier) @route.annotation)])) @route
+ (#any-of? @route.annotation "RestController" "Controller" "RequestMapping"))
