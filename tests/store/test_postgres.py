@@ -225,3 +225,82 @@ def test_writers_on_two_machines_share_one_workspace(tmp_path: Path, app_url: st
         assert tags == dict.fromkeys(names, 40)
         people = {e.person for e in brain.store.audit_rows(limit=1000)}
         assert people == set(names)
+
+
+def test_cli_copies_a_local_store_into_the_team_store_and_reads_it_with_store(
+    tmp_path: Path, app_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`store migrate --to URL` from the local store (again: nothing more), then every command
+    on the team store with `--store URL`; a URL with a password is refused without showing it."""
+    import json
+    import os
+
+    from click.testing import CliRunner
+
+    from nano_brain.cli import main
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    monkeypatch.setenv("NANO_BRAIN_EMBEDDING__PROVIDER", "none")
+    monkeypatch.setenv("NANO_BRAIN_STORAGE__WORKSPACE", "team/cli")
+    monkeypatch.delenv("NANO_BRAIN_STORAGE__URL", raising=False)
+    runner = CliRunner()
+
+    def run(*args: str) -> object:
+        result = runner.invoke(main, [*args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output) if "--json" in args else result.output
+
+    try:
+        run("write", "Refunds go through the ledger service.", "-w", str(ws), "--json")
+        first = run("store", "migrate", "--to", app_url, "-w", str(ws), "--json")
+        assert first["documents"] == 1 and first["audit_rows"] >= 1  # type: ignore[index]
+        again = run("store", "migrate", "--to", app_url, "-w", str(ws), "--json")
+        assert again["documents"] == 0 and again["audit_rows"] == 0  # type: ignore[index]
+        found = run("--store", app_url, "search", "ledger", "-w", str(ws), "--json")
+        assert [r["title"] for r in found["results"]] == [  # type: ignore[index]
+            "Refunds go through the ledger service."
+        ]
+        refused = runner.invoke(main, ["--store", "postgresql://ann:s3cr3t@db/x", "list"])
+        assert refused.exit_code != 0 and "PGPASSWORD" in refused.output
+        assert "s3cr3t" not in refused.output
+    finally:
+        os.environ.pop("NANO_BRAIN_STORAGE__URL", None)  # set by --store for this process
+
+
+def test_store_init_creates_the_schema_grants_the_app_role_and_builds_knn_indexes(
+    pg_server: testserver.TestServer, tmp_path: Path
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from nano_brain.cli import main
+
+    from ..conftest import TinyEmbedder
+
+    owner = pg_server.owner_url.replace("/nano_brain?", "/nb_init?")
+    with psycopg.connect(pg_server.owner_url, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS nb_init WITH (FORCE)")
+        conn.execute("CREATE DATABASE nb_init")
+    app = owner.replace("postgres:@", f"{testserver.APP_ROLE}@")
+    with pytest.raises(StoreError, match="store init"):  # the app role may not create it
+        PostgresStore(app, "w1", path=tmp_path / "x.db")
+    runner = CliRunner()
+    args = ["store", "init", owner, "--app-role", testserver.APP_ROLE, "--dims", "64", "--json"]
+    first = runner.invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.output)["schema_version"] == schema.SCHEMA_VERSION
+    root = tmp_path / "ws"
+    root.mkdir()
+    config = load_config(root, overrides={"storage": {"url": app, "workspace": "team/init"}})
+    with Brain(root, config=config, provider=TinyEmbedder()) as brain:
+        for i in range(30):
+            brain.write(f"note {i} about the ledger and topic{i % 4}")
+    again = runner.invoke(main, args)  # after an import: the k-NN index over what is there
+    assert again.exit_code == 0, again.output
+    built = json.loads(again.output)["vector_indexes"]
+    assert any(b.startswith("ivfflat") and "text" in b for b in built), built
+    with Brain(root, config=config, provider=TinyEmbedder()) as brain:
+        hits = brain.search(SearchRequest(query="topic3 ledger", mode="vector")).results
+        assert hits and all("topic3" in h.title or "ledger" in h.title for h in hits)

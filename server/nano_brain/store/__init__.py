@@ -31,8 +31,9 @@ Store = SqliteStore
 
 
 def open_store(config: Config, path: Path, workspace_id: str, root: Path) -> MemoryStore:
-    """The workspace's memory: the team store when `storage.url` is set, else the SQLite file
-    at `path` (which also holds the code index in both cases)."""
+    """The workspace's memory: the SQLite file at `path`, or when `storage.url` is set, the
+    team store with this clone's code index in a SQLite file of its own beside `path` (see
+    `code_index_path`)."""
     storage = config.storage
     if not storage.url:
         return SqliteStore(path, workspace_id, busy_timeout_ms=storage.busy_timeout_ms)
@@ -48,11 +49,19 @@ def open_store(config: Config, path: Path, workspace_id: str, root: Path) -> Mem
         timeout_ms=storage.busy_timeout_ms,
     )
     try:
-        local = SqliteStore(path, workspace_id, busy_timeout_ms=storage.busy_timeout_ms)
+        local = SqliteStore(
+            code_index_path(path), workspace_id, busy_timeout_ms=storage.busy_timeout_ms
+        )
     except BaseException:
         team.close()
         raise
     return TeamStore(team, local)
+
+
+def code_index_path(path: Path) -> Path:
+    """Where a team store's clone keeps its code index: not in the local store's file, whose
+    notes (copied to the team or not) must not show beside the team's."""
+    return path.with_name(f"{path.stem}.code{path.suffix or '.db'}")
 
 
 __all__ = [

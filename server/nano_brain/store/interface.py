@@ -3,8 +3,9 @@ views call, whichever engine holds the memory.
 
 Two implementations: `sqlite.SqliteStore` (one file per workspace, the default) and
 `postgres.PostgresStore` (a team's shared database, many workspaces isolated by row-level
-security). `open_store` in the package picks one from the configuration. The code index has
-its own store (`code.CodeStore`), always local (see docs/store.md).
+security), which in team mode `team.TeamStore` pairs with a local SQLite file for the code
+index. `open_store` in the package picks from the configuration. The code index's SQL is in
+`sqlite.code.CodeStore`: it is always local (README "Team memory").
 """
 
 from __future__ import annotations

@@ -88,9 +88,11 @@ def person(configured: str | None, root: Path) -> str:
 
 
 class TeamStore:
-    """Team mode: the memory people write (notes, sessions, commits, anchors, tombstones, the
-    audit log) in the team's PostgreSQL store, the code index of this clone in its local
-    SQLite store; one `MemoryStore` over both.
+    """Team mode: the memory people write (notes, sessions, commits, anchors, tombstones,
+    consolidation proposals, the audit log) in the team's PostgreSQL store, the code index of
+    this clone in a SQLite file of its own (`store.code_index_path`: it holds nothing else, so
+    notes a local store had before the switch never show beside the team's); one
+    `MemoryStore` over both.
 
     Rows of the local store carry negative ids here (documents, chunks), so ids stay unique
     and every call that takes one goes to the store that holds it. Searches that may match
