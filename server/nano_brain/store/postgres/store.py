@@ -147,12 +147,12 @@ class PostgresStore(
         except psycopg.Error as exc:
             log.warning("store %s: rollback failed: %s", self.location, exc)
 
-    def _run(self, statement: str, params: Sequence[Any]) -> Any:
+    def _run(self, statement: str, params: Sequence[Any], binary: bool = False) -> Any:
         import psycopg
 
         with self._lock:
             try:
-                return self._db.execute(_sql(statement), tuple(params))
+                return self._db.execute(_sql(statement), tuple(params), binary=binary)
             except psycopg.Error as exc:
                 if self._depth == 0 and self._db.info.transaction_status:
                     self._rollback()
@@ -160,6 +160,12 @@ class PostgresStore(
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         cursor = self._run(sql, params)
+        return cursor.fetchall() if cursor.description else []
+
+    def _binary_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """As `_rows`, the results in binary: vectors arrive as floats, not as text to
+        parse (ten times faster for the candidates a search rescores)."""
+        cursor = self._run(sql, params, binary=True)
         return cursor.fetchall() if cursor.description else []
 
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:

@@ -64,3 +64,37 @@ def start(folder: Path, database: str = "nano_brain", *, keep: bool = False) -> 
         migrate(conn, database)
         conn.execute(grant_sql(APP_ROLE))
     return TestServer(server, owner, _with_database(root, database, APP_ROLE))
+
+
+def main() -> int:
+    """Start a throwaway server, print what it runs (CI's check that the team store's tests
+    have a server: they never skip), and stop it."""
+    import tempfile
+
+    import psycopg
+
+    with tempfile.TemporaryDirectory() as tmp:
+        server = start(Path(tmp) / "data", "nano_brain_check")
+        try:
+            with psycopg.connect(server.app_url) as conn:
+                version = conn.execute("SHOW server_version").fetchone()[0]
+                extensions = dict(
+                    conn.execute(
+                        "SELECT extname, extversion FROM pg_extension "
+                        "WHERE extname IN ('vector', 'pg_trgm')"
+                    ).fetchall()
+                )
+        finally:
+            server.stop()
+    if set(extensions) != {"vector", "pg_trgm"}:
+        print(f"PostgreSQL {version} lacks pgvector or pg_trgm: {extensions}")
+        return 1
+    print(
+        f"PostgreSQL {version}, pgvector {extensions['vector']}, pg_trgm "
+        f"{extensions['pg_trgm']}: the team store's tests run against it"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

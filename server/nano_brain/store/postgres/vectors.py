@@ -199,7 +199,7 @@ class PostgresVectors(VectorModels):
         if not chunk_ids:
             return _unpack([])
         where, params = self._predicate(filters)
-        rows = self._rows(
+        rows = self._binary_rows(
             "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
             "JOIN documents d ON d.id = v.doc_id "
             f"WHERE v.chunk_id = ANY(?) AND d.workspace_id = ? AND {where}",
@@ -212,7 +212,7 @@ class PostgresVectors(VectorModels):
     ) -> tuple[list[int], list[int], np.ndarray]:
         """Every vector of a space that passes the filters, up to `limit` (exact search)."""
         where, params = self._predicate(filters)
-        rows = self._rows(
+        rows = self._binary_rows(
             "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
             "JOIN documents d ON d.id = v.doc_id WHERE v.workspace_id = ? AND v.space = ? "
             f"AND d.workspace_id = ? AND {where} LIMIT ?",
@@ -222,7 +222,7 @@ class PostgresVectors(VectorModels):
 
     def vectors_by_chunk(self: PostgresStore, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The full vector of each chunk that has one (any version, any status)."""
-        rows = self._rows(
+        rows = self._binary_rows(
             "SELECT chunk_id, embedding FROM chunk_vectors WHERE chunk_id = ANY(?)",
             (list(chunk_ids),),
         )
