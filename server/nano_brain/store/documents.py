@@ -98,6 +98,9 @@ class DocumentQueries:
                 f"{self.dialect.state_at}, NULL, NULL",
             )
             state = (as_of, as_of)
+        tags_column = self.dialect.tags_of_row
+        if tags_column:
+            columns = f"{columns}, {tags_column}"
         current = "" if all_versions else " AND d.valid_to IS NULL"
         sql = f"SELECT {columns} FROM documents d WHERE d.workspace_id = ?{current} AND ({where})"
         if order:
@@ -106,7 +109,10 @@ class DocumentQueries:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
         rows = self._rows(sql, (*state, self.workspace_id, *params))
         docs = [document(r, historical=as_of is not None) for r in rows]
-        if docs:
+        if tags_column:
+            for doc, row in zip(docs, rows, strict=True):
+                doc.tags = list(row[-1])
+        elif docs:
             tags = self._tags_of([d.id for d in docs])
             for doc in docs:
                 doc.tags = tags.get(doc.id, [])

@@ -52,6 +52,9 @@ class Dialect:
     """Format string: a non-negative number truncated to an integer."""
     join_in_order: str
     """A join whose left side the planner must read first (SQLite's CROSS JOIN pins it)."""
+    tags_of_row: str | None = None
+    """A column of `d`'s tags, sorted, read with the row (a round trip fewer per read on a
+    server); None: read them in a second query."""
 
 
 def _state_at(array: str) -> str:
@@ -76,6 +79,8 @@ SQLITE = Dialect(
 )
 POSTGRES = Dialect(
     name="postgresql",
+    tags_of_row="(SELECT coalesce(array_agg(t.tag ORDER BY t.tag), '{}') "
+    "FROM document_tags t WHERE t.doc_id = d.id)",
     state_at=f"({_state_at('jsonb_build_array')})::text",
     status_of="(({})::jsonb ->> 0)",
     current_status="d.status",

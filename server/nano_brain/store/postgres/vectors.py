@@ -28,7 +28,7 @@ from ...errors import StoreError
 from ...filters import Filters
 from ..predicate import time_bounds
 from ..rows import PendingChunk
-from ..spaces import IN_SPACE, MAX_K, SPACES, Space, VectorModels
+from ..spaces import IN_SPACE, MAX_K, MODEL_KEYS, SPACES, Space, VectorModels
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,6 +57,18 @@ class PostgresVectors(VectorModels):
             ("hnsw.iterative_scan", "relaxed_order"),
         ):
             self._db.execute(f"SET {setting} = {value}")
+
+    def vector_model(self: PostgresStore, space: Space = "text") -> tuple[str, int] | None:
+        """As the shared one, in one round trip (asked on every write and search)."""
+        name_key, dim_key = MODEL_KEYS[space]
+        found = dict(
+            self._rows(
+                "SELECT key, value FROM meta WHERE workspace_id = ? AND key IN (?, ?)",
+                (self.workspace_id, name_key, dim_key),
+            )
+        )
+        name, dim = found.get(name_key), found.get(dim_key)
+        return (name, int(dim)) if name and dim else None
 
     def reset_vectors(
         self: PostgresStore,
