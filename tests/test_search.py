@@ -214,6 +214,7 @@ def test_include_content_and_limit(brain: Brain) -> None:
         ({"query": "x", "mode": "psychic"}, "mode"),
         ({"query": "x", "created_after": "yesterday-ish"}, "invalid time"),
         ({"query": "x" * 5000}, "query"),
+        ({"query": "x", "depth": 0}, "depth"),
     ],
 )
 def test_bad_requests_are_clear_errors(kwargs: dict, message: str) -> None:

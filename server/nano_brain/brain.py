@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+import enum
 import hashlib
 import logging
 import re
@@ -39,7 +41,15 @@ from .timeutil import iso, parse_duration, parse_instant
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-_UNSET: Any = object()
+
+
+class _Unset(enum.Enum):
+    """A default that means "not given" where None is a value."""
+
+    UNSET = enum.auto()
+
+
+_UNSET = _Unset.UNSET
 
 
 class Brain(VectorAccess):
@@ -60,10 +70,10 @@ class Brain(VectorAccess):
         self.root = paths.workspace_root(root)
         if not self.root.is_dir():
             raise InvalidInputError(f"workspace {self.root} is not a directory")
-        loaded = config if isinstance(config, LoadedConfig) else None
         if config is None:
-            loaded = load_config(self.root)
-        self.config: Config = loaded.config if loaded else config  # type: ignore[assignment]
+            config = load_config(self.root)
+        loaded = config if isinstance(config, LoadedConfig) else None
+        self.config: Config = config.config if isinstance(config, LoadedConfig) else config
         self.config_warnings: list[str] = loaded.warnings if loaded else []
         self.workspace_id = paths.workspace_id(self.root)
         path = db_path or self.config.storage.db_path or paths.default_db_path(self.root)
@@ -195,7 +205,7 @@ class Brain(VectorAccess):
                     row,
                     at=now,
                     actor=actor,
-                    prev_status=None if created else existing.status,
+                    prev_status=None if existing is None else existing.status,
                     new_status=row.status,
                     details={
                         "version": row.version,
@@ -407,7 +417,7 @@ class Brain(VectorAccess):
         rows = self.store.list_documents(filters or Filters(), limit=limit, offset=offset)
         return [Document.from_row(r, content=False) for r in rows]
 
-    def tags(self, filters: Filters | None = None) -> list[tuple[str, int]]:
+    def tags(self, filters: Filters | None = None) -> builtins.list[tuple[str, int]]:
         return self.store.tags(filters or Filters())
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -484,7 +494,7 @@ class Brain(VectorAccess):
         events = [AuditEntry.from_row(a) for a in self.store.audit_rows(uid=row.uid, limit=1000)]
         return History(id=row.uid, versions=versions, events=events)
 
-    def log(self, *, ref: str | None = None, limit: int = 50) -> list[AuditEntry]:
+    def log(self, *, ref: str | None = None, limit: int = 50) -> builtins.list[AuditEntry]:
         """The audit log, newest first (optionally for one document id)."""
         if limit < 1:
             raise InvalidInputError("limit must be >= 1")
@@ -498,7 +508,7 @@ class Brain(VectorAccess):
             cutoff, at=time.time(), actor=self.actor, details={"older_than": older_than}
         )
 
-    def enforce_storage_limit(self) -> list[Document]:
+    def enforce_storage_limit(self) -> builtins.list[Document]:
         """Evict documents until the store is under `storage.max_size` (if set)."""
         limit = self.config.storage.max_size_bytes()
         if limit is None or self.store.logical_size() <= limit:
@@ -540,7 +550,7 @@ class Brain(VectorAccess):
         *,
         at: float | None = None,
         actor: str | None = None,
-        prev_status: str | None | object = _UNSET,
+        prev_status: str | None | _Unset = _UNSET,
         new_status: str | None = None,
         details: dict[str, Any] | None = None,
     ) -> None:
@@ -551,7 +561,7 @@ class Brain(VectorAccess):
             action=action,
             uid=row.uid if row else None,
             title=row.title if row else None,
-            prev_status=(row.status if row else None) if prev_status is _UNSET else prev_status,  # type: ignore[arg-type]
+            prev_status=(row.status if row else None) if prev_status is _UNSET else prev_status,
             new_status=new_status,
             details=details,
         )
@@ -634,7 +644,7 @@ class Brain(VectorAccess):
             raise InvalidInputError("content contains NUL bytes (binary data?)")
         return content
 
-    def _chunks(self, title: str, content: str) -> list[ChunkRow]:
+    def _chunks(self, title: str, content: str) -> builtins.list[ChunkRow]:
         cfg = self.config.chunking
         return [
             ChunkRow(c.seq, title, c.text, c.heading, c.start_line, c.end_line)

@@ -363,14 +363,15 @@ class _ConfigLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._depth = 0
 
+    # (types-PyYAML leaves Parser.peek_event unannotated: the ignores below are for that)
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
             raise yaml.composer.ComposerError(None, None, "aliases are not allowed here", mark)
         self._depth += 1
         try:
             if self._depth > _MAX_CONFIG_DEPTH:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise yaml.composer.ComposerError(None, None, "nested too deep", mark)
             return super().compose_node(parent, index)
         finally:

@@ -22,7 +22,7 @@ from typing import Any
 from .config import EmbeddingConfig
 from .embedding import EmbeddingProvider, configured_name, create_provider
 from .errors import EmbeddingError, ModelMismatchError
-from .store import Store
+from .store.interface import MemoryStore
 from .store.rows import PendingChunk
 from .store.spaces import SPACES, Space, space_of_kind
 
@@ -41,7 +41,7 @@ class Embedder:
 
     def __init__(
         self,
-        store: Store,
+        store: MemoryStore,
         config: EmbeddingConfig,
         *,
         text: EmbeddingProvider | None = UNSET,

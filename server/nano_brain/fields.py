@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .errors import InvalidInputError
 
@@ -129,7 +129,8 @@ def check_metadata(metadata: object) -> dict[str, Any]:
     if not isinstance(metadata, Mapping):
         raise InvalidInputError("metadata must be a JSON object")
     budget = [MAX_METADATA_ITEMS]
-    return _check_value(metadata, "metadata", 0, budget)  # type: ignore[no-any-return]
+    # a Mapping comes back as a dict
+    return cast("dict[str, Any]", _check_value(metadata, "metadata", 0, budget))
 
 
 def _check_value(value: object, where: str, depth: int, budget: list[int]) -> Any:

@@ -22,7 +22,8 @@ from .embedding import EmbeddingProvider
 from .errors import InvalidInputError, NanoBrainError
 from .filters import Filters, Kind, Status
 from .models import SearchHit, SearchResponse
-from .store import BM25_WEIGHTS, DocumentRow, Hit, Store
+from .store import BM25_WEIGHTS, DocumentRow, Hit
+from .store.interface import MemoryStore
 from .store.spaces import MAX_K, Space, spaces_for
 from .timeutil import iso, parse_duration, parse_instant
 
@@ -96,6 +97,13 @@ class SearchRequest(BaseModel):
         description="hybrid only: also search the best matches' distinctive words and lend "
         "relevance to notes written next to a match (off for quick internal lookups)",
     )
+    depth: int | None = Field(
+        None,
+        ge=1,
+        le=2000,
+        description="candidates each leg brings to fusion (default: search.candidates for "
+        "words, 30 for meaning); quick lookups that show a few results need fewer",
+    )
 
     @field_validator("query")
     @classmethod
@@ -149,7 +157,7 @@ class SearchPipeline:
     request computes is passed along and returned.
     """
 
-    def __init__(self, store: Store, config: Config, vectors: VectorAccess) -> None:
+    def __init__(self, store: MemoryStore, config: Config, vectors: VectorAccess) -> None:
         self._store = store
         self._config = config.search
         self._decay = config.decay
@@ -158,7 +166,8 @@ class SearchPipeline:
     def run(self, request: SearchRequest) -> SearchResponse:
         filters = request.filters()
         cfg = self._config
-        pool = max(cfg.candidates, request.limit)
+        pool = max(request.depth or cfg.candidates, request.limit)
+        vector_pool = max(request.limit, request.depth or _VECTOR_POOL)
         legs: dict[str, str] = {}
         fallback: list[str] = []
         ranked: dict[str, list[Hit]] = {}
@@ -166,7 +175,7 @@ class SearchPipeline:
         query = _code_query(request.query) if code_only else request.query
         weights = _CODE_BM25_WEIGHTS if code_only else BM25_WEIGHTS
         if request.mode in ("hybrid", "vector"):
-            for leg, status, hits in self._vector(query, filters, max(request.limit, _VECTOR_POOL)):
+            for leg, status, hits in self._vector(query, filters, vector_pool):
                 legs[leg] = status
                 if hits is not None:
                     ranked[leg] = hits
@@ -382,7 +391,7 @@ class SearchPipeline:
             if self._decay.enabled:
                 decay_factor = (1 - self._decay.boost_weight) + self._decay.boost_weight * decay
             relevance = fused * (1 + cfg.recency_weight * recency) * decay_factor
-            explain = {
+            explain: dict[str, Any] = {
                 "ranks": dict(cand.ranks),
                 "leg_scores": dict(cand.raw),
                 **parts,
@@ -469,11 +478,11 @@ class SearchPipeline:
             by_id[doc_id] = item
             scored.append(item)
         for doc_id, (share, source, distance) in lent.items():
-            item = by_id.get(doc_id)
-            if item is None:
+            near = by_id.get(doc_id)
+            if near is None:
                 continue
-            item.score += share
-            item.explain["thread"] = {
+            near.score += share
+            near.explain["thread"] = {
                 "from": by_id[source].doc.uid,
                 "distance": distance,
                 "share": share,
@@ -485,7 +494,7 @@ class SearchPipeline:
         as_of = None if request.as_of is None else parse_instant(request.as_of)
         successors = {
             uid: self._store.find_current(uid, as_of=as_of)
-            for uid in {s.doc.superseded_by for s in scored} - {None}
+            for uid in {s.doc.superseded_by for s in scored if s.doc.superseded_by is not None}
         }
         out: list[SearchHit] = []
         for item in scored:
@@ -625,13 +634,14 @@ def _feedback_words(
     """Words frequent in the best matches and rare among all candidates (tf x local idf)."""
     seen_in: Counter[str] = Counter()
     for body in pool:
-        seen_in.update({w.lower() for w in _WORD.findall(body)})
+        seen_in.update(set(_WORD.findall(body.lower())))
+    skip = _STOPWORDS | query_terms
     counts: Counter[str] = Counter()
     for body in best:
         counts.update(
             w
-            for w in (x.lower() for x in _WORD.findall(body))
-            if len(w) > 2 and not w.isdigit() and w not in _STOPWORDS and w not in query_terms
+            for w in _WORD.findall(body.lower())
+            if len(w) > 2 and w not in skip and not w.isdigit()
         )
     total = len(pool) + 1
     ranked = sorted(counts, key=lambda w: (-counts[w] * math.log(total / seen_in[w]), w))

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
@@ -39,7 +40,7 @@ class Session:
     progress: list[tuple[str, Any]] = field(default_factory=list)
     messages: list[lsp.ShowMessageParams] = field(default_factory=list)
     logs: list[lsp.LogMessageParams] = field(default_factory=list)
-    diagnostics: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
+    diagnostics: dict[str, Sequence[lsp.Diagnostic]] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     registrations: list[lsp.Registration] = field(default_factory=list)
     lens_refreshes: int = 0
@@ -104,6 +105,16 @@ class Session:
         )
 
 
+_Handler = TypeVar("_Handler", bound=Callable[..., Any])
+
+
+def _on(client: LanguageClient, method: str) -> Callable[[_Handler], _Handler]:
+    """`client.feature(method)`, typed (pygls leaves its client's decorator unannotated): it
+    registers the handler and returns it unchanged."""
+    register: Callable[[_Handler], _Handler] = client.feature(method)
+    return register
+
+
 async def start(
     root: Path,
     *,
@@ -116,32 +127,33 @@ async def start(
     client = LanguageClient("nano-brain-tests", "0")
     session = Session(client, root)
 
-    @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    @_on(client, lsp.CLIENT_REGISTER_CAPABILITY)
     def register(params: lsp.RegistrationParams) -> None:
         session.registrations.extend(params.registrations)
 
-    @client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
+    @_on(client, lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
     def create(params: lsp.WorkDoneProgressCreateParams) -> None:
         session.progress.append(("create", params.token))
 
-    @client.feature(lsp.PROGRESS)
+    @_on(client, lsp.PROGRESS)
     def progress(params: lsp.ProgressParams) -> None:
+        # lsprotocol types the value LSPAny (Any | None); it is a progress object or its dict
         kind = getattr(params.value, "kind", None) or params.value.get("kind")  # type: ignore[union-attr]
         session.progress.append((kind, params.value))
 
-    @client.feature(lsp.WINDOW_SHOW_MESSAGE)
+    @_on(client, lsp.WINDOW_SHOW_MESSAGE)
     def show(params: lsp.ShowMessageParams) -> None:
         session.messages.append(params)
 
-    @client.feature(lsp.WINDOW_LOG_MESSAGE)
+    @_on(client, lsp.WINDOW_LOG_MESSAGE)
     def log(params: lsp.LogMessageParams) -> None:
         session.logs.append(params)
 
-    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    @_on(client, lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     def diags(params: lsp.PublishDiagnosticsParams) -> None:
         session.diagnostics[params.uri] = params.diagnostics
 
-    @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
+    @_on(client, lsp.WORKSPACE_CODE_LENS_REFRESH)
     def lens_refresh(params: None) -> None:
         session.lens_refreshes += 1
 
@@ -184,7 +196,8 @@ async def stop(session: Session) -> None:
             await asyncio.wait_for(server.wait(), 15)
     finally:
         try:
-            await asyncio.wait_for(session.client.stop(), 15)
+            # pygls leaves JsonRPCClient.stop unannotated
+            await asyncio.wait_for(session.client.stop(), 15)  # type: ignore[no-untyped-call]
         except TimeoutError:
             if server is not None and server.returncode is None:
                 server.kill()

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,15 @@ if TYPE_CHECKING:
     from ..brain import Brain
     from ..config import LoadedConfig
 
-__all__ = ["common_options", "emit", "load_workspace", "main", "open_brain", "progress_bar"]
+__all__ = [
+    "common_options",
+    "echo_lines",
+    "emit",
+    "load_workspace",
+    "main",
+    "open_brain",
+    "progress_bar",
+]
 
 log = logging.getLogger("nano_brain")
 
@@ -184,6 +192,16 @@ def emit(data: Any, as_json: bool, human: Callable[[], None]) -> None:
         human()
 
 
+def echo_lines(lines: Iterable[str], empty: str) -> None:
+    """Print each line, or `empty` when there is none."""
+    printed = False
+    for line in lines:
+        click.echo(line)
+        printed = True
+    if not printed:
+        click.echo(empty)
+
+
 def fail(message: str, code: int) -> None:
     """The one way the CLI reports an error: one line on stderr, then exit `code`."""
     line = re.sub(r"\s+", " ", message).strip()
@@ -218,7 +236,7 @@ class _Group(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         # numpy's OpenBLAS starts a thread per core when it loads (~45 ms of a `query`); the
         # vector leg multiplies a few hundred rows at most, and onnxruntime has its own threads.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -9,8 +9,8 @@ import click
 import yaml
 
 from .. import paths
-from ..config import load_config
-from ._app import emit, main
+from ..config import LoadedConfig, load_config
+from ._app import echo_lines, emit, main
 
 
 @main.group()
@@ -18,7 +18,7 @@ def config() -> None:
     """Show or check the effective configuration."""
 
 
-def _load(workspace: Path | None):  # type: ignore[no-untyped-def]
+def _load(workspace: Path | None) -> LoadedConfig:
     return load_config(paths.workspace_root(workspace))
 
 
@@ -48,7 +48,7 @@ def check(workspace: Path | None, as_json: bool) -> None:
     emit(
         {"warnings": loaded.warnings, "sources": loaded.sources},
         as_json,
-        lambda: [click.echo(f"warning: {w}") for w in loaded.warnings] or click.echo("config ok"),
+        lambda: echo_lines((f"warning: {w}" for w in loaded.warnings), "config ok"),
     )
     if loaded.warnings:
         sys.exit(1)

@@ -6,6 +6,7 @@ A thin wrapper over :class:`nano_brain.consolidate.Consolidator`: proposals wait
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def consolidate_cmd(
             return
         while True:
             report = consolidator.run(apply=apply_all, dry_run=dry_run)
-            emit(report.to_dict(), as_json, lambda r=report: _print_report(r))
+            emit(report.to_dict(), as_json, functools.partial(_print_report, report))
             if interval is None:
                 return
             time.sleep(interval)

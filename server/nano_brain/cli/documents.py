@@ -12,8 +12,8 @@ from typing import Any
 import click
 
 from ..errors import InvalidInputError
-from ..filters import KINDS, STATUSES, Filters
-from ._app import common_options, emit, load_workspace, main, open_brain
+from ..filters import KINDS, STATUSES, Filters, Kind, Status
+from ._app import common_options, echo_lines, emit, load_workspace, main, open_brain
 
 _READ_BLOCK = 1 << 16
 
@@ -125,8 +125,8 @@ def list_cmd(
     offset: int,
     collection: tuple[str, ...],
     tags: tuple[str, ...],
-    kind: tuple[str, ...],
-    statuses: tuple[str, ...],
+    kind: tuple[Kind, ...],  # click.Choice passes only these
+    statuses: tuple[Status, ...],
     include_superseded: bool,
     workspace: Path | None,
     db: Path | None,
@@ -136,8 +136,8 @@ def list_cmd(
     filters = Filters(
         collections=collection,
         tags=tags,
-        kinds=kind,  # type: ignore[arg-type]
-        statuses=statuses,  # type: ignore[arg-type]
+        kinds=kind,
+        statuses=statuses,
         include_superseded=include_superseded,
     )
     with open_brain(workspace, db) as brain:
@@ -162,7 +162,7 @@ def tags_cmd(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     emit(
         [{"tag": t, "count": n} for t, n in rows],
         as_json,
-        lambda: [click.echo(f"{n:6d}  {t}") for t, n in rows] or click.echo("no tags"),
+        lambda: echo_lines((f"{n:6d}  {t}" for t, n in rows), "no tags"),
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..brain import Brain
+from ..config import AgentName
 from ..filters import Filters
 from ..harvest import AGENTS, Harvester, HarvestReport
 from ..harvest.harvester import SKIPPED
@@ -69,7 +70,7 @@ def _print_report(report: HarvestReport, *, quiet_unchanged: bool = True) -> Non
 @click.option("--dry-run", is_flag=True, help="Show what would be added or updated; write nothing.")
 @common_options
 def harvest(
-    agents: tuple[str, ...],
+    agents: tuple[AgentName, ...],  # click.Choice(AGENTS) passes only these
     dry_run: bool,
     workspace: Path | None,
     db: Path | None,
@@ -78,7 +79,7 @@ def harvest(
     """Summarise this workspace's agent sessions into memory (new and grown ones)."""
     with _open(workspace, db) as brain:
         harvester = Harvester(brain)
-        report = harvester.run_once(agents=agents or None, dry_run=dry_run)  # type: ignore[arg-type]
+        report = harvester.run_once(agents=agents or None, dry_run=dry_run)
     emit(report.to_dict(), as_json, lambda: _print_report(report))
 
 
@@ -88,7 +89,7 @@ def harvest(
 @click.option("--settle", type=float, default=None, help="Seconds a transcript must rest.")
 @common_options
 def watch(
-    agents: tuple[str, ...],
+    agents: tuple[AgentName, ...],  # click.Choice(AGENTS) passes only these
     debounce: float | None,
     settle: float | None,
     workspace: Path | None,
@@ -126,7 +127,7 @@ def watch(
                 on_report=show,
                 debounce_s=debounce,
                 settle_s=settle,
-                agents=agents or None,  # type: ignore[arg-type]
+                agents=agents or None,
             )
         except KeyboardInterrupt:
             stop.set()
@@ -169,7 +170,9 @@ def sessions(
 def _session_times(doc: Document) -> dict[str, str | None]:
     """When the session happened (recorded by the harvester from the transcript) and when
     its summary was written; a session stored by hand has only its creation time."""
-    meta = doc.metadata.get("harvest") if isinstance(doc.metadata.get("harvest"), dict) else {}
+    meta = doc.metadata.get("harvest")
+    if not isinstance(meta, dict):
+        meta = {}
     started = meta.get("started") if isinstance(meta.get("started"), str) else None
     ended = meta.get("ended") if isinstance(meta.get("ended"), str) else None
     return {

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ._app import common_options, emit, main, open_brain, progress_bar
+
+if TYPE_CHECKING:
+    from ..store.spaces import Space
 
 
 @main.command()
@@ -54,14 +58,14 @@ def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
 )
 @common_options
 def reembed(
-    pending: bool, space: str | None, workspace: Path | None, db: Path | None, as_json: bool
+    pending: bool, space: Space | None, workspace: Path | None, db: Path | None, as_json: bool
 ) -> None:
     """Embed every chunk again with the configured model (after changing models)."""
     with open_brain(workspace, db) as brain, progress_bar(as_json) as update:
         if pending:
-            count = brain.embed_pending(progress=update, space=space)  # type: ignore[arg-type]
+            count = brain.embed_pending(progress=update, space=space)
         else:
-            count = brain.reembed(progress=update, space=space)  # type: ignore[arg-type]
+            count = brain.reembed(progress=update, space=space)
         models = {
             name: provider.name
             for name, provider in zip(("notes", "code"), brain.providers(), strict=True)

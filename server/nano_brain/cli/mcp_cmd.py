@@ -15,11 +15,12 @@ from ..brain import Brain
 from ..errors import InvalidInputError
 from ..mcp import client_config
 from ..mcp.registry import BUILTIN_TOOL_MODULES
-from ..mcp.security import is_loopback, load_or_create_token, token_path
+from ..mcp.security import is_loopback, load_or_create_token
+from ..mcp.statefiles import token_path
 from ._app import db_option, main, workspace_option
 
 if TYPE_CHECKING:
-    from ..mcp.transports import Endpoint
+    from ..mcp.statefiles import Endpoint
 
 _extra_tools = click.option(
     "--extra-tools",

@@ -8,7 +8,7 @@ import click
 
 from ..filters import Filters
 from ..models import Document
-from ._app import common_options, emit, main, open_brain
+from ._app import common_options, echo_lines, emit, main, open_brain
 
 
 def _status_line(doc: Document) -> str:
@@ -171,9 +171,8 @@ def tombstones(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     emit(
         rows,
         as_json,
-        lambda: (
-            [click.echo(f"{r['at']}  {r['source']}  {r['title'] or ''}") for r in rows]
-            or click.echo("no tombstones")
+        lambda: echo_lines(
+            (f"{r['at']}  {r['source']}  {r['title'] or ''}" for r in rows), "no tombstones"
         ),
     )
 

@@ -15,7 +15,7 @@ from ._app import common_options, emit, main, open_brain
 
 
 def _search_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.argument("query", nargs=-1, required=True),
         click.option("--limit", "-n", type=click.IntRange(1, 200), default=10, show_default=True),
         click.option(

@@ -70,6 +70,7 @@ def migrate_cmd(target: str, source: str | None, workspace: Path | None, as_json
     from .. import paths
     from ..store import SqliteStore
     from ..store.postgres._connect import is_url
+    from ..store.postgres.store import PostgresStore
     from ..store.transfer import copy_memory
 
     root, loaded = load_workspace(workspace)
@@ -77,34 +78,42 @@ def migrate_cmd(target: str, source: str | None, workspace: Path | None, as_json
     local_id = paths.workspace_id(root)
     local_path = Path(config.storage.db_path or paths.default_db_path(root)).expanduser()
 
-    def open_at(where: str | None) -> object:
+    def open_at(where: str | None) -> SqliteStore | PostgresStore:
+        """The store at `where` (this workspace's when None); of a team store, its
+        PostgreSQL part: the code index stays behind, as `copy_memory` leaves it."""
         from ..store import open_store
+        from ..store.team import TeamStore
 
-        if where is None:
-            return open_store(config, local_path, local_id, root)
-        if is_url(where):
-            team = config.model_copy(deep=True)
-            team.storage.url = where
-            return open_store(team, local_path, local_id, root)
-        return SqliteStore(Path(where).expanduser(), local_id)
+        if where is not None and not is_url(where):
+            return SqliteStore(Path(where).expanduser(), local_id)
+        chosen = config
+        if where is not None:
+            chosen = config.model_copy(deep=True)
+            chosen.storage.url = where
+        opened = open_store(chosen, local_path, local_id, root)
+        if isinstance(opened, TeamStore):
+            opened.local.close()
+            return opened.team
+        if not isinstance(opened, SqliteStore):
+            raise TypeError(type(opened).__name__)
+        return opened
 
     src = open_at(source)
     try:
         dst = open_at(target)
         try:
-            if src.location == dst.location:  # type: ignore[attr-defined]
+            if src.location == dst.location:
                 raise InvalidInputError("the source and the target are the same store")
-            # a team store's notes are in its PostgreSQL part (the code index stays behind)
-            copied = copy_memory(getattr(src, "team", src), getattr(dst, "team", dst))
+            copied = copy_memory(src, dst)
             info = {
-                "from": src.location,  # type: ignore[attr-defined]
-                "to": dst.location,  # type: ignore[attr-defined]
+                "from": src.location,
+                "to": dst.location,
                 **copied.__dict__,
             }
         finally:
-            dst.close()  # type: ignore[attr-defined]
+            dst.close()
     finally:
-        src.close()  # type: ignore[attr-defined]
+        src.close()
 
     def human() -> None:
         click.echo(f"copied {info['from']} -> {info['to']}")

@@ -267,9 +267,10 @@ def store_lookups(code: CodeStore, go_modules: Mapping[str, str]) -> Lookups:
         elif spec.startswith(REQUIRE_PREFIX):
             edge = ImportEdge(file, spec[len(REQUIRE_PREFIX) :], None, "_", 0)
         else:
-            edge = next((e for e in graph.imports_binding(file, spec)), None)  # type: ignore[assignment]
-            if edge is None:
+            bound = graph.imports_binding(file, spec)
+            if not bound:
                 return None
+            edge = bound[0]
         return graph.import_scope(edge)
 
     def rails(controller: str, action: str) -> str | None:

@@ -8,6 +8,7 @@ anchored to any symbol on the way. The CLI (``nano-brain routes``), the MCP tool
 
 from __future__ import annotations
 
+import builtins  # in `Routes`, its method `list` hides the type in annotations
 import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -117,11 +118,11 @@ class Routes:
             )
         ]
 
-    def of_symbols(self, qualified_names: list[str]) -> list[RouteInfo]:
+    def of_symbols(self, qualified_names: builtins.list[str]) -> builtins.list[RouteInfo]:
         """The routes these symbols handle."""
         return [RouteInfo.of(r) for r in self.brain.store.routes_of_handlers(qualified_names)]
 
-    def find(self, route: str) -> list[RouteInfo]:
+    def find(self, route: str) -> builtins.list[RouteInfo]:
         """Routes named ``METHOD /path`` or ``/path`` exactly (a glob path selects several)."""
         text = _clean(route, "route")
         method, _, rest = text.partition(" ")
@@ -142,7 +143,7 @@ class Routes:
             found = exact or found
         return found
 
-    def flow(self, route: str, depth: int = 3) -> list[RouteFlow]:
+    def flow(self, route: str, depth: int = 3) -> builtins.list[RouteFlow]:
         """The flow of each route ``route`` names (see the module docstring)."""
         if not isinstance(depth, int) or not 1 <= depth <= MAX_FLOW_DEPTH:
             raise InvalidInputError(f"flow depth must be 1..{MAX_FLOW_DEPTH}")

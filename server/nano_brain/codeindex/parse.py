@@ -374,7 +374,11 @@ def _routes(
 ) -> list[RouteFact]:
     """The file's route facts, with handlers defined in place named by their symbols."""
     named = [d for d in defs if d.symbol is not None]
-    spans = {(d.node.start_byte, d.node.end_byte): d.symbol.qualified_name for d in named}  # type: ignore[union-attr]
+    spans = {
+        (d.node.start_byte, d.node.end_byte): symbol.qualified_name
+        for d in defs
+        if (symbol := d.symbol) is not None
+    }
     scopes = [d for d in named if d.kind not in ("variable", "constant")]
 
     def scope_of(offset: int) -> str | None:

@@ -31,6 +31,7 @@ import posixpath
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
 from .model import CallSite, FileIndex, ImportEdge, Symbol
@@ -45,7 +46,7 @@ _JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
 _JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
 _MAX_HOPS = 6
 MODULE_CALLER = "<module>"
-_EMPTY: dict[str, list] = {}
+_EMPTY: dict[str, list[Any]] = {}  # shared by the lookups below: never written
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,9 +310,9 @@ class CodeGraph:
             self._assigned[(a.path, a.scope, a.target)].append(a.value)
             head, _, attr = a.target.partition(".")
             if attr and head == "self" and a.scope is not None:
-                owner = a.scope.rsplit(".", 1)[0] if "." in a.scope.split("::", 1)[1] else None
-                if owner is not None:
-                    self._assigned[(a.path, owner, "self." + attr)].append(a.value)
+                cls_name = a.scope.rsplit(".", 1)[0] if "." in a.scope.split("::", 1)[1] else None
+                if cls_name is not None:
+                    self._assigned[(a.path, cls_name, "self." + attr)].append(a.value)
 
     # -- lazy loading (a graph over stored files) -----------------------------------------------
 

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict, Unpack
 
 import pathspec
 
@@ -140,7 +140,7 @@ class Changes:
 class _Ignores:
     """The ``.gitignore`` files in effect for one directory, deepest last."""
 
-    def __init__(self, specs: list[tuple[str, pathspec.PathSpec]]) -> None:
+    def __init__(self, specs: list[tuple[str, pathspec.GitIgnoreSpec]]) -> None:
         self.specs = specs
 
     def with_dir(self, rel_dir: str, abs_dir: str) -> _Ignores:
@@ -156,7 +156,7 @@ class _Ignores:
         return False
 
 
-def _read_ignore_file(path: str) -> pathspec.PathSpec | None:
+def _read_ignore_file(path: str) -> pathspec.GitIgnoreSpec | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
@@ -215,7 +215,7 @@ def _walk_dir(
     rel_dir: str,
     real_root: str,
     ignores: _Ignores,
-    excluded: pathspec.PathSpec,
+    excluded: pathspec.GitIgnoreSpec,
     skip_dirs: frozenset[str],
     max_bytes: int,
     use_gitignore: bool,
@@ -304,7 +304,7 @@ def _check_file(
     is_link: bool,
     real_root: str,
     ignores: _Ignores,
-    excluded: pathspec.PathSpec,
+    excluded: pathspec.GitIgnoreSpec,
     max_bytes: int,
     use_gitignore: bool,
     wanted: set[str] | None,
@@ -348,10 +348,20 @@ def _inside(real_path: str, real_root: str) -> bool:
     return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def walk_workspace(root: str | os.PathLike[str], **options: object) -> WalkResult:
+class _WalkOptions(TypedDict, total=False):
+    """The keyword options of :func:`iter_workspace` that the functions below pass on."""
+
+    exclude: Iterable[str]
+    skip_dirs: Collection[str]
+    max_bytes: int
+    use_gitignore: bool
+    suffixes: Collection[str] | None
+
+
+def walk_workspace(root: str | os.PathLike[str], **options: Unpack[_WalkOptions]) -> WalkResult:
     """Collect :func:`iter_workspace` into files and skips (same keyword options)."""
     result = WalkResult()
-    for item in iter_workspace(root, **options):  # type: ignore[arg-type]
+    for item in iter_workspace(root, **options):
         if isinstance(item, WalkedFile):
             result.files.append(item)
         else:
@@ -362,7 +372,7 @@ def walk_workspace(root: str | os.PathLike[str], **options: object) -> WalkResul
 def scan_changes(
     root: str | os.PathLike[str],
     previous: Mapping[str, FileState | tuple[int, int, str]],
-    **options: object,
+    **options: Unpack[_WalkOptions],
 ) -> Changes:
     """Classify the workspace's files against ``previous`` ({path: (size, mtime_ns, sha256)}).
 
@@ -373,7 +383,7 @@ def scan_changes(
     changes = Changes()
     known = {p: (s.size, s.mtime_ns) for p, s in prev.items()}
     seen: set[str] = set()
-    for item in iter_workspace(root, known=known, **options):  # type: ignore[arg-type]
+    for item in iter_workspace(root, known=known, **options):
         if isinstance(item, SkippedFile):
             changes.skipped.append(item)
             continue

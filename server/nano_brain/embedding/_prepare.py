@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .. import paths
 from ..errors import EmbeddingError
@@ -129,10 +129,11 @@ def _prepare(source: Path, target: Path, how: Preparation) -> None:
 
 
 def main(argv: list[str]) -> int:
-    source, target, how = Path(argv[0]), Path(argv[1]), argv[2]
+    # `prepared` runs this module with one of Preparation's values
+    source, target, how = Path(argv[0]), Path(argv[1]), cast(Preparation, argv[2])
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger().addFilter(lambda record: record.name != "root")  # quantizer chatter
-    _prepare(source, target, how)  # type: ignore[arg-type]
+    _prepare(source, target, how)
     return 0
 
 

@@ -29,7 +29,8 @@ class EmbeddingProvider(ABC):
 
     def embed_query(self, text: str) -> np.ndarray:
         """Vector for a search query (models with query prefixes override this)."""
-        return self.embed_documents([text])[0]
+        row: np.ndarray = self.embed_documents([text])[0]
+        return row
 
 
 def normalize(matrix: np.ndarray) -> np.ndarray:
@@ -39,4 +40,5 @@ def normalize(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return matrix / norms
+    unit: np.ndarray = matrix / norms
+    return unit

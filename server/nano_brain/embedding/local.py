@@ -13,10 +13,11 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:  # imported by the methods that run the model
     import numpy as np
+    from tokenizers import Encoding
 
 from ..errors import EmbeddingError
 from ._prepare import Preparation, prepared
@@ -105,7 +106,8 @@ class LocalOnnxProvider(EmbeddingProvider):
         return self._run([prefix + t for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._run([self._spec.query_prefix + text])[0]
+        row: np.ndarray = self._run([self._spec.query_prefix + text])[0]
+        return row
 
     def _run(self, texts: list[str]) -> np.ndarray:
         import numpy as np
@@ -166,13 +168,23 @@ def _model_file(spec: LocalModelSpec) -> Path:
     return path
 
 
-def _load_tokenizer(spec: LocalModelSpec) -> Any:
+class _Tokenizer(Protocol):
+    """What the provider uses of a `tokenizers.Tokenizer` or a `BertWordPieceTokenizer`."""
+
+    def encode_batch(self, texts: list[str], /) -> list[Encoding]: ...
+    def token_to_id(self, token: str, /) -> int | None: ...
+    def enable_truncation(self, max_length: int) -> None: ...
+    def no_padding(self) -> None: ...
+
+
+def _load_tokenizer(spec: LocalModelSpec) -> _Tokenizer:
     from tokenizers import Tokenizer
-    from tokenizers.implementations import BertWordPieceTokenizer
+    from tokenizers.implementations.bert_wordpiece import BertWordPieceTokenizer
 
     path = Path(str(importlib.resources.files("nano_brain.embedding") / "data" / spec.vocab))
     if not path.is_file():
         raise EmbeddingError(f"tokenizer file {spec.vocab} is missing from nano-brain")
+    tokenizer: _Tokenizer
     if path.suffix == ".json":
         tokenizer = Tokenizer.from_file(str(path))
     else:

@@ -87,7 +87,8 @@ class OllamaProvider(_HttpProvider):
     def _request(self, texts: list[str]) -> list[list[float]]:
         data = self._post("/api/embed", {"model": self._model, "input": texts}, {})
         try:
-            return data["embeddings"]
+            vectors: list[list[float]] = data["embeddings"]  # JSON: its shape is checked by numpy
+            return vectors
         except (KeyError, TypeError) as exc:
             raise EmbeddingError(f"{self.name}: unexpected answer shape") from exc
 

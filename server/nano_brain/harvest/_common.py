@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ..redact import redact_text
 from ._files import (
@@ -173,7 +173,7 @@ def cached_head(path: Path, what: str, read: Callable[[Path], T]) -> T:
     key = (str(path), what)
     hit = _HEAD_CACHE.get(key)
     if hit is not None and hit[0] == stat.st_size and hit[1] == stat.st_mtime_ns:
-        return hit[2]  # type: ignore[no-any-return]
+        return cast(T, hit[2])  # `what` names one reader, so one type
     value = read(path)
     if len(_HEAD_CACHE) >= _HEAD_CACHE_LIMIT:
         _HEAD_CACHE.clear()
@@ -182,6 +182,12 @@ def cached_head(path: Path, what: str, read: Callable[[Path], T]) -> T:
 
 
 _LAST_INSTANT = 253402300799.0  # 9999-12-31T23:59:59Z, the last time `iso` can print
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (a transcript's shape is not
+    trusted)."""
+    return value if isinstance(value, dict) else {}
 
 
 def str_or_none(value: Any) -> str | None:

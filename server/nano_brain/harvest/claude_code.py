@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    DEFAULT_LIMITS,
     JsonlReader,
-    ReadLimits,
     block_text,
     cached_head,
     classify_user_text,
@@ -33,7 +31,7 @@ from ._common import (
     str_or_none,
     strip_reminders,
 )
-from ._files import regular_files
+from ._files import DEFAULT_LIMITS, ReadLimits, regular_files
 from .model import Message, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.claude/projects")
@@ -56,8 +54,9 @@ def _cwd_of(path: Path, limits: ReadLimits) -> str | None:
 def _first(path: Path, key: str, max_lines: int, limits: ReadLimits) -> str | None:
     """The first string value of `key` in the first lines of a transcript."""
     for record in first_record(path, max_lines=max_lines, limits=limits):
-        if isinstance(record.get(key), str):
-            return record[key]  # type: ignore[no-any-return]
+        value = record.get(key)
+        if isinstance(value, str):
+            return value
     return None
 
 

@@ -21,21 +21,20 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    DEFAULT_LIMITS,
     JsonlReader,
-    ReadLimits,
     block_text,
     cached_head,
     classify_user_text,
     first_record,
+    json_object,
     make_tool_call,
     parse_time,
     short_error,
     span,
     str_or_none,
 )
-from ._files import decode_json, is_regular
-from .model import Message, Session, SessionSource, ToolCall, is_within
+from ._files import DEFAULT_LIMITS, ReadLimits, decode_json, is_regular
+from .model import Message, Role, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.codex/sessions")
 _TOOL_OUTPUT_LIMIT = 2000
@@ -133,7 +132,7 @@ class _Builder:
         self.model: str | None = None
         self.started: float | None = None
 
-    def _say(self, role: str, text: str, time: float | None) -> None:
+    def _say(self, role: Role, text: str, time: float | None) -> None:
         """Append a user/assistant message unless it repeats the one just added."""
         text = text.strip()
         if not text:
@@ -144,7 +143,7 @@ class _Builder:
         kind = classify_user_text(text) if role == "user" else ""
         if kind == "meta":
             return
-        self.messages.append(Message(role=role, text=text, time=time, kind=kind))  # type: ignore[arg-type]
+        self.messages.append(Message(role=role, text=text, time=time, kind=kind))
 
     def _holder(self, time: float | None) -> Message:
         """The assistant message a tool call belongs to (a new one after any user turn)."""
@@ -175,7 +174,7 @@ class _Builder:
         if kind == "session_meta":
             self.session_id = self.session_id or str_or_none(payload.get("id"))
             self.cwd = self.cwd or str_or_none(payload.get("cwd"))
-            git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+            git = json_object(payload.get("git"))
             self.branch = self.branch or str_or_none(git.get("branch"))
             self.started = self.started or parse_time(payload.get("timestamp"))
         elif kind == "turn_context":
@@ -215,12 +214,12 @@ class _Builder:
             name = str(payload.get("name") or "tool")
             self._call(make_tool_call(name, payload.get("input"), payload.get("call_id")), time)
         elif kind == "local_shell_call":
-            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            action = json_object(payload.get("action"))
             call = make_tool_call("shell", {"command": action.get("command")})
             call.call_id = str_or_none(payload.get("call_id"))
             self._call(call, time)
         elif kind == "web_search_call":
-            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            action = json_object(payload.get("action"))
             self._call(make_tool_call("web_search", {"query": action.get("query")}), time)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             self._output(payload, time)
@@ -235,7 +234,7 @@ class _Builder:
         if text.startswith("{"):
             decoded, _problem = decode_json(text)
             if isinstance(decoded, dict):
-                meta = decoded.get("metadata") if isinstance(decoded.get("metadata"), dict) else {}
+                meta = json_object(decoded.get("metadata"))
                 if isinstance(meta.get("exit_code"), int):
                     exit_code = meta["exit_code"]
                 text = str(decoded.get("output", text))

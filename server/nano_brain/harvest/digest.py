@@ -136,8 +136,8 @@ def _errors(session: Session) -> list[ErrorNote]:
         seen.add((display, message))
         notes.append(ErrorNote(call.name, display, message, resolved))
     turns = [m for m in session.messages if m.role in ("assistant", "system") and not m.sidechain]
-    for index, message in enumerate(turns):
-        for error in message.errors:
+    for index, turn in enumerate(turns):
+        for error in turn.errors:
             resolved = any(
                 m.role == "assistant" and not m.errors and (m.text or m.tool_calls)
                 for m in turns[index + 1 :]
@@ -146,7 +146,7 @@ def _errors(session: Session) -> list[ErrorNote]:
             if ("api", text) in seen:
                 continue
             seen.add(("api", text))
-            notes.append(ErrorNote(message.role, "api", text, resolved))
+            notes.append(ErrorNote(turn.role, "api", text, resolved))
     return notes
 
 
@@ -317,7 +317,10 @@ def build_digest(session: Session) -> Digest:
     conversation = redact(conversation_text(session))
     # Counted from the markers: parts were redacted earlier, before being cut (one_line).
     counts: Counter[str] = count_markers(markdown.text) + count_markers(conversation.text)
-    clean = lambda text: redact(text).text  # noqa: E731
+
+    def clean(text: str) -> str:
+        return redact(text).text
+
     return Digest(
         title=clean(digest.title),
         goal=clean(goal) if goal else None,

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..config import AgentName
 from ..errors import NanoBrainError, TombstonedError
 from ..fields import is_tag
 from ..filters import STATUSES, Filters
@@ -46,7 +47,7 @@ from ._files import ReadLimits, warn_once
 from .config import HarvestConfig, harvest_config_of
 from .decisions import harvest_decisions
 from .digest import Digest, build_digest
-from .model import AgentName, Session, SessionSource, TranscriptError, is_within
+from .model import Session, SessionSource, TranscriptError, is_within
 from .sources import HarvestLocations, discover_sessions, load_session
 from .summarize import DIGEST, Summarizer, Summary, create_summarizer
 

@@ -26,10 +26,19 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
-from ._common import log, make_tool_call, one_line, parse_time, short_error, span, str_or_none
+from ._common import (
+    json_object,
+    log,
+    make_tool_call,
+    one_line,
+    parse_time,
+    short_error,
+    span,
+    str_or_none,
+)
 from ._files import (
     DEFAULT_LIMITS,
     SKIP_TOO_LONG,
@@ -63,12 +72,12 @@ class _Builder:
         role = info.get("role")
         if role not in ("user", "assistant"):
             return
-        times = info.get("time") if isinstance(info.get("time"), dict) else {}
+        times = json_object(info.get("time"))
         time = parse_time(times.get("created")) or time
         message = Message(role=role, time=time, id=str_or_none(info.get("id")))
         if isinstance(info.get("modelID"), str):
             self.model = info["modelID"]
-        path = info.get("path") if isinstance(info.get("path"), dict) else {}
+        path = json_object(info.get("path"))
         if self.cwd is None and isinstance(path.get("cwd"), str):
             self.cwd = path["cwd"]
         texts: list[str] = []
@@ -79,7 +88,7 @@ class _Builder:
             if kind == "text" and isinstance(part.get("text"), str):
                 (injected if part.get("synthetic") else texts).append(part["text"])
             elif kind == "tool":
-                state = part.get("state") if isinstance(part.get("state"), dict) else {}
+                state = json_object(part.get("state"))
                 call = make_tool_call(
                     str(part.get("tool") or "tool"), state.get("input"), part.get("callID")
                 )
@@ -101,7 +110,7 @@ class _Builder:
         message.text = "\n\n".join(t.strip() for t in texts if t.strip())
         error = info.get("error")
         if isinstance(error, dict):
-            data = error.get("data") if isinstance(error.get("data"), dict) else {}
+            data = json_object(error.get("data"))
             message.errors.append(short_error(data.get("message") or error.get("name") or error))
         for text in injected:
             if text.strip():
@@ -120,7 +129,7 @@ def _session(
     skipped: Counter[str],
 ) -> Session:
     started, ended = span([m.time for m in builder.messages])
-    times = info.get("time") if isinstance(info.get("time"), dict) else {}
+    times = json_object(info.get("time"))
     title = info.get("title") if isinstance(info.get("title"), str) and info.get("title") else None
     return Session(
         agent="opencode",
@@ -170,7 +179,7 @@ class _JsonFiles:
             self.skipped[problem] += 1
             log.info("skipping OpenCode file %s: %s", path, problem)
             return None
-        return data  # type: ignore[no-any-return]
+        return cast("dict[str, Any]", data)  # a JSON object (checked above)
 
     def source(self) -> SourceInfo:
         return SourceInfo(
@@ -245,7 +254,7 @@ def parse_legacy(
             )
             if (part := files.load(part_path)) is not None
         ]
-        times = message.get("time") if isinstance(message.get("time"), dict) else {}
+        times = json_object(message.get("time"))
         created = parse_time(times.get("created")) or 0.0
         loaded.append((created, message_path.name, message, parts))
     for created, _, message, parts in sorted(loaded, key=lambda item: (item[0], item[1])):
@@ -335,7 +344,7 @@ def _session_rows(
     columns = _columns(conn, "session")
     if "id" not in columns:
         raise TranscriptError("OpenCode database has no usable session table")
-    wanted = [
+    wanted: list[str] = [
         c
         for c in ("id", "directory", "title", "time_created", "time_updated", "project_id")
         if c in columns
@@ -348,7 +357,7 @@ def _session_rows(
         worktrees = {r[0]: r[1] for r in conn.execute("SELECT id, worktree FROM project")}
     for row in rows:
         data = _json(row.get("data"))
-        location = data.get("location") if isinstance(data.get("location"), dict) else {}
+        location = json_object(data.get("location"))
         row["directory"] = (
             _text(row.get("directory"))
             or _text(data.get("directory"))

@@ -18,10 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    DEFAULT_LIMITS,
-    SKIP_UNUSABLE,
     JsonlReader,
-    ReadLimits,
     block_text,
     cached_head,
     classify_user_text,
@@ -32,7 +29,7 @@ from ._common import (
     span,
     str_or_none,
 )
-from ._files import regular_files
+from ._files import DEFAULT_LIMITS, SKIP_UNUSABLE, ReadLimits, regular_files
 from .model import Message, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.pi/agent/sessions")
@@ -158,9 +155,9 @@ class _Builder:
             if message.get("isError"):
                 error = short_error(text)
                 out.errors.append(error)
-                call = self.calls.get(str(message.get("toolCallId") or ""))
-                if call is not None:
-                    call.error = error
+                failed = self.calls.get(str(message.get("toolCallId") or ""))
+                if failed is not None:
+                    failed.error = error
             self.messages.append(out)
         elif role == "bashExecution":
             call = make_tool_call("bash", {"command": message.get("command")})

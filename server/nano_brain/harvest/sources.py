@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import LocationsConfig
+from ..config import AgentName, LocationsConfig
 from . import claude_code, codex, gemini, opencode, pi
 from ._common import log
 from ._files import DEFAULT_LIMITS, ReadLimits
-from .model import AGENTS, AgentName, Session, SessionSource, TranscriptError
+from .model import AGENTS, Session, SessionSource, TranscriptError
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,10 @@ class HarvestLocations:
     ) -> HarvestLocations:
         """Concrete folders: configured ones (with `~` expanded), defaults for the rest."""
         base = cls.under_home(home) if home else cls()
-        pick = lambda value, default: Path(value).expanduser() if value else default  # noqa: E731
+
+        def pick(value: Path | None, default: Path) -> Path:
+            return Path(value).expanduser() if value else default
+
         return cls(
             claude_projects=pick(config.claude_code, base.claude_projects),
             codex_sessions=pick(config.codex, base.codex_sessions),

@@ -49,6 +49,9 @@ MAX_QUEUED = 8
 MAX_PREFETCH = 256
 _BATCH = 1_000_000  # prefetch ranks: batch (newest first), then position in the file
 _HOVER, _PREFETCH = 0, 1
+#: Candidates per leg for a hover's three related memories: the top three of a fusion barely
+#: move below rank 20, and a shallower search fits the hover's budget (17 -> ~11 ms, 10k notes).
+_DEPTH = 20
 
 _Key = tuple[int, str]
 
@@ -219,7 +222,7 @@ def related_memories(
         # it, and stays within its few milliseconds
         request = validate_request(
             query=query[:400], limit=limit + 3, kind=["note", "session"], explain=True,
-            track=False, expand=False,
+            track=False, expand=False, depth=_DEPTH,
         )  # fmt: skip
         response = brain.search(request)
     except NanoBrainError as exc:

@@ -22,7 +22,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -97,8 +97,8 @@ class NanoBrainServer(LanguageServer):
         with self._buffers_lock:
             cached = self._buffers.get(uri)
         if cached is not None and cached[0] == version and version is not None:
-            _, folder, rel, lines, symbols = cached
-            return features.Context(folder, uri, rel, lines, symbols)
+            _, hit_folder, hit_rel, lines, symbols = cached
+            return features.Context(hit_folder, uri, hit_rel, lines, symbols)
         path = uri_to_path(uri)
         folder = self.folders.for_path(path) if path else None
         if folder is None or path is None:
@@ -657,7 +657,7 @@ def _model(folder: Folder) -> dict[str, Any]:
     return {"provider": configured, "name": provider.name, "dim": provider.dim}
 
 
-def _failure(future: Any) -> BaseException | None:
+def _failure(future: Future[None]) -> BaseException | None:
     if future.cancelled():
         return RuntimeError("the request was cancelled")
     return future.exception()

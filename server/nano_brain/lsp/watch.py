@@ -51,7 +51,7 @@ class PathRules:
         self._exclude = pathspec.GitIgnoreSpec.from_lines(list(exclude))
         self._suffixes = frozenset(code_extensions()) | TEXT_SUFFIXES
         self._skip = relative_to(root, skip) if skip is not None else None
-        self._specs: dict[str, pathspec.PathSpec | None] = {}
+        self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
         self._lock = threading.Lock()
 
     def relevant(self, rel: str, *, is_dir: bool = False) -> bool:
@@ -113,7 +113,7 @@ class PathRules:
                 return bool(result.include)
         return False
 
-    def _spec(self, base: str) -> pathspec.PathSpec | None:
+    def _spec(self, base: str) -> pathspec.GitIgnoreSpec | None:
         with self._lock:
             if base in self._specs:
                 return self._specs[base]
@@ -121,7 +121,7 @@ class PathRules:
             path = self.root / ".git" / "info" / "exclude"
         else:
             path = self.root / base / ".gitignore" if base else self.root / ".gitignore"
-        spec: pathspec.PathSpec | None = None
+        spec: pathspec.GitIgnoreSpec | None = None
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
             spec = pathspec.GitIgnoreSpec.from_lines(lines)

@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..brain import Brain
 from ..codeindex import CodeIndex, IndexReport
@@ -25,6 +26,9 @@ from .related import RelatedLookups, related_memories
 from .render import RelatedView
 from .text import relative_to
 from .watch import PathRules
+
+if TYPE_CHECKING:
+    from ..harvest import Harvester  # imported when harvesting starts
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +101,9 @@ def _generation(reader: Brain) -> int:
     return rows[-1].id if rows else 0
 
 
-def _watch(harvester: object, stop: threading.Event, root: Path) -> None:
+def _watch(harvester: Harvester, stop: threading.Event, root: Path) -> None:
     try:
-        harvester.watch(stop=stop)  # type: ignore[attr-defined]
+        harvester.watch(stop=stop)
     except Exception:  # a broken transcript folder must not take the editor down
         log.exception("session harvesting for %s stopped", root)
 

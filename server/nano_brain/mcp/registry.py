@@ -204,7 +204,7 @@ def load_registry(modules: Iterable[str] = BUILTIN_TOOL_MODULES) -> ToolRegistry
     registry = ToolRegistry()
     for name in modules:
         try:
-            module: ToolModule = importlib.import_module(name)  # type: ignore[assignment]
+            module: ToolModule = importlib.import_module(name)
         except ImportError as exc:
             raise InvalidInputError(f"cannot load MCP tool module {name!r}: {exc}") from exc
         if not callable(getattr(module, "register", None)):

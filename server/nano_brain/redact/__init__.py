@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from ._rules import MARKER, RULES, Rule, default_span
@@ -61,7 +61,7 @@ def _inside_marker(text: str, pos: int) -> bool:
     return close == -1 or close >= pos
 
 
-def _candidates(rule: Rule, text: str, lowered: str | None) -> Iterator[re.Match[str]]:
+def _candidates(rule: Rule, text: str, lowered: str | None) -> Generator[re.Match[str], int, None]:
     """Matches of `rule` in `text`, the search resuming where `_apply` sends: after a
     replaced secret, or one character on from a rejected candidate (a secret inside it is
     still seen), or where the judge said."""
@@ -79,7 +79,7 @@ def _candidates(rule: Rule, text: str, lowered: str | None) -> Iterator[re.Match
             match = rule.pattern.search(text, pos)
             if match is None:
                 return
-        pos = yield match  # type: ignore[misc]
+        pos = yield match
 
 
 def _apply(rule: Rule, text: str, lowered: str | None, counts: Counter[str]) -> str:

@@ -24,6 +24,8 @@ Verdict = Span | int | None
 """A span to replace; or, for a rejected candidate, None (search on from the next
 character) or where to search on from."""
 
+Judge = Callable[["Rule", re.Match[str]], Verdict]
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
@@ -31,7 +33,7 @@ class Rule:
     pattern: re.Pattern[str]
     needles: tuple[str, ...] = ()
     """Lower-case strings one of which the text must contain for the rule to run."""
-    judge: Callable[[Rule, re.Match[str]], Verdict] | None = None
+    judge: Judge | None = None
     """Decides a candidate; default: replace the `secret` group, or the whole match."""
     finder: re.Pattern[str] | None = None
     """For a case-insensitive pattern: a case-sensitive one run on the lower-cased text to
@@ -75,8 +77,8 @@ def _pem(rule: Rule, match: re.Match[str]) -> Span | None:
     if end_line is not None and next_begin == -1:
         end = end_line.start()
     else:
-        body = _PEM_OPEN_BODY.match(text, start, start + _PEM_MAX)
-        end = body.end() if body else start
+        opened = _PEM_OPEN_BODY.match(text, start, start + _PEM_MAX)
+        end = opened.end() if opened else start
     while start < end and (text[start].isspace() or text.startswith("\\n", start)):
         start += 2 if text.startswith("\\n", start) else 1
     while end > start and (text[end - 1].isspace() or text[end - 2 : end] == "\\n"):
@@ -185,7 +187,9 @@ def _judge_keyword(rule: Rule, match: re.Match[str]) -> Span | None:
     if prose and verb and strength != "strong":  # "the api key is X": two words
         word = _PREV_WORD.search(text, max(0, key_start - 24), key_start)
         strength = key_strength(f"{word.group(1)}_{key}")[0] if word else None
-    if prose and (strength != "strong" or (not verb and not _bare_key(text, key_start, key))):
+    if strength is None or (
+        prose and (strength != "strong" or (not verb and not _bare_key(text, key_start, key)))
+    ):
         return None
     env = (
         not quoted
@@ -240,13 +244,15 @@ def _encoded(rule: Rule, match: re.Match[str]) -> Span | None:
     return (rule.kind, *match.span()) if counts else None
 
 
-def _token(  # type: ignore[no-untyped-def]
-    kind: str, pattern: str, *needles: str, judge=None, finder=None
+def _token(
+    kind: str, pattern: str, *needles: str, judge: Judge | None = None, finder: str | None = None
 ) -> Rule:
     return Rule(kind, re.compile(pattern), needles, judge, re.compile(finder) if finder else None)
 
 
-def _prefixed(kind: str, rest: str, *prefixes: str, glue: str = "", judge=None) -> list[Rule]:  # type: ignore[no-untyped-def]
+def _prefixed(
+    kind: str, rest: str, *prefixes: str, glue: str = "", judge: Judge | None = None
+) -> list[Rule]:
     """A rule per literal prefix: each searches for its own, longer literal (one pattern
     with alternatives after a common `gh` or `gl` stops at every `github` or `global`)."""
     return [

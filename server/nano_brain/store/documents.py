@@ -270,7 +270,7 @@ class DocumentQueries:
             "DELETE FROM tombstones WHERE workspace_id = ? AND source = ?",
             (self.workspace_id, source),
         )
-        return cursor.rowcount > 0
+        return bool(cursor.rowcount > 0)
 
     def tombstone(self: SqlStore, source: str) -> Tombstone | None:
         rows = self._rows(
@@ -324,7 +324,9 @@ class DocumentQueries:
             f"FROM audit_log WHERE workspace_id = ? {where} ORDER BY id DESC LIMIT ?",
             (self.workspace_id, *params, limit),
         )
-        return [AuditRow(*r[:8], json.loads(r[8])) for r in rows]
+        return [
+            AuditRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8])) for r in rows
+        ]
 
     def eviction_candidates(
         self: SqlStore, *, by_access: bool, tier_seconds: float, protect_decisions: bool, limit: int
@@ -337,7 +339,8 @@ class DocumentQueries:
                 self.dialect.integer.format(f"d.created_at / {float(tier_seconds)}") + ", "
                 "d.access_count, d.created_at, d.id"
             )
-        where, params = "d.pinned = 0", []
+        where = "d.pinned = 0"
+        params: list[str] = []
         if protect_decisions:
             decision, params = decision_sql()
             where += f" AND NOT (d.status = 'active' AND {decision})"

@@ -67,7 +67,30 @@ class MemoryStore(Protocol):
     def list_documents(
         self, filters: Filters, *, limit: int = 50, offset: int = 0, order: str = "updated"
     ) -> list[DocumentRow]: ...
-    def insert_document(self, **fields: Any) -> int: ...
+    def insert_document(
+        self,
+        *,
+        uid: str,
+        kind: str,
+        collection: str,
+        title: str,
+        content: str,
+        content_hash: str,
+        source_path: str | None,
+        metadata: dict[str, Any],
+        created_at: float,
+        updated_at: float,
+        recorded_at: float,
+        valid_from: float,
+        version: int = 1,
+        status: str = "active",
+        author: str = "",
+        access_count: int = 0,
+        last_accessed_at: float | None = None,
+        pinned: bool = False,
+        thread: str | None = None,
+        thread_seq: int | None = None,
+    ) -> int: ...
     def update_metadata(self, doc_id: int, metadata: dict[str, Any]) -> None: ...
     def close_version(self, doc_id: int, at: float) -> None: ...
     def set_status(
@@ -103,7 +126,18 @@ class MemoryStore(Protocol):
     def remove_tombstone(self, source: str) -> bool: ...
     def tombstone(self, source: str) -> Tombstone | None: ...
     def tombstones(self) -> list[Tombstone]: ...
-    def audit(self, *, at: float, actor: str, action: str, **fields: Any) -> None: ...
+    def audit(
+        self,
+        *,
+        at: float,
+        actor: str,
+        action: str,
+        uid: str | None = None,
+        title: str | None = None,
+        prev_status: str | None = None,
+        new_status: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None: ...
     def audit_rows(self, *, uid: str | None = None, limit: int = 50) -> list[AuditRow]: ...
     def prune_audit(
         self, before: float, *, at: float, actor: str, details: dict[str, Any] | None = None
@@ -208,11 +242,18 @@ class MemoryStore(Protocol):
     def rebuild_fulltext(self) -> None: ...
 
 
-class SqlStore(MemoryStore, Protocol):
-    """What the shared mixins (`documents`, `views`) need of a dialect's store."""
+class SqlStore(Protocol):
+    """What the portable SQL mixins (`documents`, `views`, `consolidation`) and `transfer`
+    use of a dialect's store."""
 
+    workspace_id: str
     dialect: Dialect
 
+    @property
+    def read_only(self) -> bool: ...
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def meta_get(self, key: str) -> str | None: ...
+    def meta_set(self, key: str, value: str) -> None: ...
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
     def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
@@ -223,10 +264,37 @@ class SqlStore(MemoryStore, Protocol):
     def _predicate(self, filters: Filters) -> tuple[str, list[Any]]: ...
     def _one(self, where: str, params: Sequence[Any]) -> DocumentRow | None: ...
     def _documents(
-        self, where: str, params: Sequence[Any], **options: Any
+        self,
+        where: str,
+        params: Sequence[Any],
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        order: str = "",
+        content: bool = True,
+        all_versions: bool = False,
+        as_of: float | None = None,
     ) -> list[DocumentRow]: ...
     def _tags_of(self, doc_ids: list[int]) -> dict[int, list[str]]: ...
     def commit_counts(self) -> dict[str, int]: ...
+    def find_current(self, uid: str, *, as_of: float | None = None) -> DocumentRow | None: ...
+    def get_by_id(self, doc_id: int) -> DocumentRow | None: ...
+    def vector_model(self, space: Space = "text") -> tuple[str, int] | None: ...
+    def reset_vectors(
+        self, model: str, dim: int, *, space: Space = "text", only_if_absent: bool = False
+    ) -> None: ...
+    def store_vectors(
+        self, items: Sequence[tuple[int, int, np.ndarray]], *, space: Space = "text"
+    ) -> int: ...
+    def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
+    def anchor_views(
+        self,
+        *,
+        doc_uid: str | None = None,
+        path: str | None = None,
+        visible: Filters | None = None,
+        limit: int = 500,
+    ) -> list[AnchorView]: ...
 
 
 __all__ = ["MemoryStore", "SqlStore"]

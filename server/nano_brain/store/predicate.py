@@ -146,6 +146,7 @@ def document(r: Sequence[Any], *, historical: bool) -> DocumentRow:
     if historical:
         status, successor, changed_at = json.loads(r[12])
     return DocumentRow(
-        *r[:8], json.loads(r[8]), r[9], r[10], r[11], status, changed_at, successor,
-        *r[15:20], bool(r[20]), r[21], thread=r[22], thread_seq=r[23],
+        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]), r[9], r[10], r[11],
+        status, changed_at, successor, r[15], r[16], r[17], r[18], r[19], bool(r[20]), r[21],
+        thread=r[22], thread_seq=r[23],
     )  # fmt: skip

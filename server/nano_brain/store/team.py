@@ -254,8 +254,9 @@ class TeamStore:
             "created": lambda d: (d.created_at, d.id),
             "accessed": lambda d: (d.access_count, d.last_accessed_at or 0.0, d.id),
         }[order]
-        rows.sort(key=key, reverse=True)  # type: ignore[arg-type]
-        return rows[offset : offset + limit]  # type: ignore[return-value]
+        found = [r for r in rows if r is not None]
+        found.sort(key=key, reverse=True)
+        return found[offset : offset + limit]
 
     def insert_document(self, **fields: Any) -> int:
         if fields.get("kind") == "code":
@@ -323,9 +324,8 @@ class TeamStore:
         return merged
 
     def count_documents(self, filters: Filters, cap: int) -> int:
-        return min(
-            cap, sum(s.count_documents(filters, cap) for s, _ in self._stores(filters.kinds))
-        )
+        counted = sum(int(s.count_documents(filters, cap)) for s, _ in self._stores(filters.kinds))
+        return min(cap, counted)
 
     # -- chunks ---------------------------------------------------------------------------------
 
@@ -411,7 +411,8 @@ class TeamStore:
     # -- vectors ------------------------------------------------------------------------------
 
     def vector_model(self, space: Space = "text") -> tuple[str, int] | None:
-        return self._space(space)[0].vector_model(space)
+        model: tuple[str, int] | None = self._space(space)[0].vector_model(space)
+        return model
 
     def reset_vectors(self, model: str, dim: int, *, space: Space = "text", **options: Any) -> None:
         self._space(space)[0].reset_vectors(model, dim, space=space, **options)

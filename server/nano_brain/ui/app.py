@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, TypeVarTuple
 
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -71,6 +71,8 @@ _STATUS: tuple[tuple[type[NanoBrainError], int], ...] = (
 )
 
 M = TypeVar("M", bound=BaseModel)
+_R = TypeVar("_R")
+_Args = TypeVarTuple("_Args")
 
 
 class _Strict(BaseModel):
@@ -290,7 +292,7 @@ class _BodyTooLarge(Exception):
     pass
 
 
-async def _run(fn: Callable[..., Any], *args: Any) -> Any:
+async def _run(fn: Callable[[*_Args], _R], *args: *_Args) -> _R:
     """A blocking Brain call on a worker thread (the store serialises its own access)."""
     return await anyio.to_thread.run_sync(partial(fn, *args))
 

@@ -15,7 +15,7 @@ _FUNCTION_VALUES = frozenset(
 
 class JavaScriptRules(LanguageRules):
     language = "javascript"
-    query_files = ("javascript.scm", "javascript_routes.scm")
+    query_files: tuple[str, ...] = ("javascript.scm", "javascript_routes.scm")
     doc_wrappers = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
     self_names = ("this",)
 

@@ -68,7 +68,7 @@ def _use_tree(node: Node, prefix: str) -> list[tuple[str, str | None, str | None
             out.extend(_use_tree(child, prefix))
         return out
     if kind == "use_wildcard":
-        inner = node.named_children[0] if node.named_children else None
-        module = _join(prefix, text(inner)) if inner is not None else prefix
+        star = node.named_children[0] if node.named_children else None
+        module = _join(prefix, text(star)) if star is not None else prefix
         return [(module, "*", None)]
     return []

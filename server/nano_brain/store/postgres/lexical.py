@@ -20,7 +20,7 @@ from ...filters import Filters
 from ..rows import Hit
 
 if TYPE_CHECKING:
-    from .store import PostgresStore
+    from ._host import PgHost as PostgresStore
 
 #: bm25 column weights: a title hit counts five times a body hit (as the SQLite store's).
 BM25_WEIGHTS = (5.0, 1.0)

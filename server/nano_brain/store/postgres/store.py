@@ -270,7 +270,11 @@ class PostgresStore(
             f"person FROM audit_log WHERE workspace_id = ? {where} ORDER BY id DESC LIMIT ?",
             (self.workspace_id, *params, limit),
         )
-        return [AuditRow(*r[:8], json.loads(r[8]), person=r[9] or None) for r in rows]
+        return [
+            AuditRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]),
+                     person=r[9] or None)
+            for r in rows
+        ]  # fmt: skip
 
     # -- sizes and health -------------------------------------------------------------------
 

@@ -41,13 +41,13 @@ def _with_database(uri: str, database: str, user: str | None = None) -> str:
 def start(folder: Path, database: str = "nano_brain", *, keep: bool = False) -> TestServer:
     """Start (or reuse) the server in `folder`; make `database` fresh (or with `keep`, reuse
     it when it exists), migrated and granted."""
-    import pgserver
     import psycopg
+    from pgserver.postgres_server import get_server
 
     from .schema import grant_sql
     from .store import migrate
 
-    server = pgserver.get_server(folder, cleanup_mode="stop")
+    server = get_server(folder, cleanup_mode="stop")
     root = server.get_uri()
     with psycopg.connect(root, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,))
@@ -77,8 +77,9 @@ def main() -> int:
         server = start(Path(tmp) / "data", "nano_brain_check")
         try:
             with psycopg.connect(server.app_url) as conn:
-                version = conn.execute("SHOW server_version").fetchone()[0]
-                extensions = dict(
+                row = conn.execute("SHOW server_version").fetchone()
+                version = row[0] if row else "?"
+                extensions: dict[str, str] = dict(
                     conn.execute(
                         "SELECT extname, extversion FROM pg_extension "
                         "WHERE extname IN ('vector', 'pg_trgm')"

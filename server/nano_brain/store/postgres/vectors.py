@@ -33,7 +33,7 @@ from ..spaces import IN_SPACE, MAX_K, MODEL_KEYS, SPACES, Space, VectorModels
 if TYPE_CHECKING:
     import numpy as np
 
-    from .store import PostgresStore
+    from ._host import PgHost as PostgresStore
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +42,14 @@ VECTOR_INDEXES = ("ivfflat", "hnsw", "exact")
 _IVF_MIN = 5_000
 
 
-def _index_name(space: Space, dim: int) -> str:
+def _index_name(space: str, dim: int) -> str:
     return f"chunk_vectors_ann_{space}_{int(dim)}"
 
 
 class PostgresVectors(VectorModels):
     """Mixed into PostgresStore."""
+
+    _owner: bool | None
 
     def _tune_vector_scans(self: PostgresStore) -> None:
         for setting, value in (
@@ -109,7 +111,7 @@ class PostgresVectors(VectorModels):
             f"AND {IN_SPACE[space]} ORDER BY c.id LIMIT ?",
             (self.workspace_id, limit),
         )
-        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
+        return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def pending_count(self: PostgresStore, space: Space | None = None) -> int:
         in_space = "" if space is None else f" AND {IN_SPACE[space]}"
@@ -127,7 +129,7 @@ class PostgresVectors(VectorModels):
             "AND embedded = 0 ORDER BY seq",
             (doc_id,),
         )
-        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
+        return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def copy_vectors(self: PostgresStore, from_doc: int, to_doc: int) -> int:
         """Give a new version's chunks the vectors of identical chunks of the version before."""
@@ -261,7 +263,9 @@ class PostgresVectors(VectorModels):
                 "SELECT pg_has_role(current_user, c.relowner, 'USAGE') FROM pg_class c "
                 "WHERE c.relname = 'chunk_vectors' AND c.relkind = 'r'"
             )
-            self._owner = bool(rows and rows[0][0])
+            owner = bool(rows and rows[0][0])
+            self._owner = owner
+            return owner
         return self._owner
 
     def _maybe_build_ivfflat(self: PostgresStore, space: Space, dim: int) -> None:
@@ -312,7 +316,7 @@ def build_vector_indexes(
     for space, dim in pairs:
         if space not in SPACES:
             raise ValueError(space)
-        name = _index_name(space, int(dim))  # type: ignore[arg-type]
+        name = _index_name(space, int(dim))
         if not conn.execute(
             "SELECT pg_try_advisory_lock(hashtextextended(%s, 7478))", (name,)
         ).fetchone()[0]:

@@ -13,6 +13,8 @@ import os
 import sqlite3 as _stdlib_sqlite3
 from types import ModuleType
 
+from ...errors import StoreError
+
 log = logging.getLogger(__name__)
 
 
@@ -28,7 +30,8 @@ def sqlite_module() -> ModuleType:
     import sqlean  # packaged SQLite with extension loading
 
     log.debug("stdlib sqlite3 cannot load extensions; using sqlean %s", sqlean.sqlite_version)
-    return sqlean
+    module: ModuleType = sqlean  # sqlean ships no type information
+    return module
 
 
 @functools.cache
@@ -41,8 +44,15 @@ def _vec_path() -> str:
     return os.path.join(list(spec.submodule_search_locations)[0], "vec0")
 
 
-def load_vec(conn: object) -> None:
-    """Load the sqlite-vec extension into a connection."""
-    conn.enable_load_extension(True)  # type: ignore[attr-defined]
-    conn.load_extension(_vec_path())  # type: ignore[attr-defined]
-    conn.enable_load_extension(False)  # type: ignore[attr-defined]
+def inserted_id(cursor: _stdlib_sqlite3.Cursor) -> int:
+    """The row id of the row an INSERT just made (set by sqlite3 and sqlean on every INSERT)."""
+    if cursor.lastrowid is None:
+        raise StoreError("the INSERT made no row")
+    return cursor.lastrowid
+
+
+def load_vec(conn: _stdlib_sqlite3.Connection) -> None:
+    """Load the sqlite-vec extension into a connection (sqlite3's or sqlean's)."""
+    conn.enable_load_extension(True)
+    conn.load_extension(_vec_path())
+    conn.enable_load_extension(False)

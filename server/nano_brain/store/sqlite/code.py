@@ -34,7 +34,8 @@ from ..code import (
 from .store import SqliteStore as Store
 
 if TYPE_CHECKING:
-    from ..team import TeamStore
+    from ..interface import MemoryStore
+    from ..postgres.store import PostgresStore
 
 _INSERT_SYMBOL = (
     "INSERT INTO code_symbols (file_id, workspace_id, qualified_name, name, kind, parent, "
@@ -88,11 +89,11 @@ _SYMBOL_FROM = (
 class CodeStore:
     """The code tables of one workspace's store; shares the Store's connection and lock."""
 
-    def __init__(self, store: Store | TeamStore) -> None:
+    def __init__(self, store: MemoryStore) -> None:
         #: the code tables' store (this clone's); anchors are kept with the notes, which in
         #: team mode are in the team's store (see store.team.TeamStore)
         self.store: Store = store.local
-        self.notes: Store | TeamStore = store
+        self.notes: MemoryStore = store
         self.ws = self.store.workspace_id
 
     # -- low level -----------------------------------------------------------------------
@@ -772,10 +773,13 @@ class CodeStore:
 
     # -- anchors ---------------------------------------------------------------------------
 
-    def _anchor_store(self) -> Any:
+    def _anchor_store(self) -> Store | PostgresStore:
         """Where anchors are written: with the notes (inside the caller's transaction)."""
-        team = getattr(self.notes, "team_for_write", None)
-        return team() if team is not None else self.store
+        from ..team import TeamStore
+
+        if isinstance(self.notes, TeamStore):
+            return self.notes.team_for_write()
+        return self.store
 
     def add_anchor(
         self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
@@ -797,7 +801,7 @@ class CodeStore:
             "AND qualified_name = ?",
             (target.workspace_id, doc_uid, qualified_name),
         )
-        return cursor.rowcount > 0
+        return bool(cursor.rowcount > 0)
 
     def anchors(
         self,
@@ -845,9 +849,11 @@ class CodeStore:
         path: str | None,
         visible: Filters | None,
     ) -> list[AnchorRecord]:
-        from ..team import anchor_rows, local_symbols
+        from ..team import TeamStore, anchor_rows, local_symbols
 
-        team = self.notes.team  # type: ignore[union-attr]
+        if not isinstance(self.notes, TeamStore):
+            raise TypeError(type(self.notes).__name__)
+        team = self.notes.team
         names = None if qualified_names is None else list(dict.fromkeys(qualified_names))
         rows: list[tuple[Any, ...]] = []
         for start in range(0, len(names), 500) if names is not None else [0]:
@@ -857,7 +863,8 @@ class CodeStore:
             )
         symbols = local_symbols(self.store, [r[4] for r in rows])
         return [
-            AnchorRecord(*r, symbols[r[4]][0] if r[4] in symbols else None)  # type: ignore[misc]
+            AnchorRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6],
+                         symbols[r[4]][0] if r[4] in symbols else None)
             for r in rows
         ]
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ._driver import sqlite_module
 
 if TYPE_CHECKING:
-    from .store import SqliteStore as Store
+    from ._host import StoreHost as Store
 
 
 class HealthChecks:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..routes import FactRow, RouteRecord, RouteRow, StoredFact
 
 if TYPE_CHECKING:
-    from .store import SqliteStore as Store
+    from ._host import StoreHost as Store
 
 _ROUTE_COLUMNS = (
     "r.method, r.path, r.framework, r.handler, r.handler_expr, f.path, r.line "

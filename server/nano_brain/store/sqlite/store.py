@@ -183,7 +183,8 @@ class SqliteStore(
         with self._lock:
             self._check_usable()
             try:
-                return self._db.execute(sql, params).fetchall()
+                rows: list[Any] = self._db.execute(sql, params).fetchall()
+                return rows
             except sqlite.DatabaseError as exc:
                 if (
                     isinstance(exc, sqlite.OperationalError)

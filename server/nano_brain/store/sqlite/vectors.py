@@ -32,7 +32,7 @@ from ..spaces import (
 if TYPE_CHECKING:
     import numpy as np  # imported where vectors are read or written, not on every open
 
-    from .store import SqliteStore as Store
+    from ._host import StoreHost as Store
 
 _TABLES: dict[Space, str] = {"text": "vec_chunks", "code": "vec_code"}
 
@@ -131,7 +131,7 @@ class VectorStore(VectorModels):
             "ORDER BY c.id LIMIT ?",
             (limit,),
         )
-        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
+        return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def pending_count(self: Store, space: Space | None = None) -> int:
         if space is None:
@@ -150,7 +150,7 @@ class VectorStore(VectorModels):
             "AND embedded = 0 ORDER BY seq",
             (doc_id,),
         )
-        return [PendingChunk(*r[:5], bool(r[5])) for r in rows]
+        return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def copy_vectors(self: Store, from_doc: int, to_doc: int) -> int:
         """Give a new version's chunks the vectors of identical chunks of the version before
