@@ -692,7 +692,9 @@ def team_url(store: str, store_dir: Path) -> tuple[str, str | None]:
 
 
 def build_indexes(owner_url: str, dim: int) -> None:
-    """What the owner's `nano-brain store init` does after an import: the k-NN indexes."""
+    """What the owner's `nano-brain store init` does after an import: the k-NN indexes; then
+    what autovacuum would do soon after (visibility map and statistics), so queries are
+    measured on the store as it settles, not as the import left it."""
     from nano_brain.store.postgres._connect import connect, register_vector
     from nano_brain.store.postgres.vectors import build_vector_indexes
 
@@ -701,6 +703,7 @@ def build_indexes(owner_url: str, dim: int) -> None:
         register_vector(conn)
         for line in build_vector_indexes(conn, "ivfflat", [("text", dim)], "bench"):
             _progress(line)
+        conn.execute("VACUUM (ANALYZE)")
     finally:
         conn.close()
 

@@ -28,8 +28,11 @@ LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
 _TERM = re.compile(r'"((?:[^"]|"")*)"')
 # FTS5's bm25 constants: score = idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / avglen))
 _K1, _B = 1.2, 0.75
+# (constants as float8: a bare 1.2 is numeric in PostgreSQL, and numeric arithmetic over
+# every posting was most of the leg's time)
 _BM25 = (
-    f"-sum(df.w * {{f}} * {_K1 + 1} / ({{f}} + {_K1} * ({1 - _B} + {_B} * {{length}} / st.avgdl)))"
+    f"-sum(df.w * {{f}} * {_K1 + 1}::float8 / ({{f}} + {_K1}::float8 * ({1 - _B}::float8 "
+    f"+ {_B}::float8 * {{length}} / st.avgdl)))"
 )
 #: BM25's N and average chunk length (in tokens) of the workspace.
 _STATS = (
@@ -86,7 +89,10 @@ class Lexical:
         ws = self.workspace_id
         words = " ".join(" ".join(t.replace('"', " ").split()) for t in terms)
         every = "HAVING count(*) = (SELECT cardinality(a) FROM lx) " if op == "AND" else ""
-        hits = f"({float(weights[0])!r} * p.tf_title + {float(weights[1])!r} * p.tf_body)"
+        hits = (
+            f"({float(weights[0])!r}::float8 * p.tf_title + {float(weights[1])!r}::float8 "
+            "* p.tf_body)"
+        )
         bm25 = _BM25.format(f=hits, length="p.ntok")
         rows = self._rows(
             "WITH lx AS (SELECT coalesce(array_agg(DISTINCT u.lexeme), '{}') AS a "
