@@ -206,7 +206,9 @@ def stdio_client(env: Env, *extra: str, mode: str = "auto") -> AbstractAsyncCont
 
 @pytest.fixture(scope="module", params=["stdio", "http", "unix"])
 def transport(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _mcp_store: str,  # one per store: a server reads its store from its env at start
 ) -> Iterator[tuple[str, Env, ClientFactory]]:
     """(name, env, client factory) for one server per transport, shared by a module."""
     env = make_env(tmp_path_factory.mktemp(f"mcp-{request.param}"))
