@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
 
@@ -152,9 +153,14 @@ def _targets(root: Path, files: range, uri: Callable[[str], str]) -> list[tuple[
     return out
 
 
-async def run(root: Path, hovers: int, pause: float, gap: float) -> dict[str, float]:
+async def run(
+    root: Path, hovers: int, pause: float, gap: float, budget_ms: int | None = None
+) -> dict[str, float]:
     t0 = time.perf_counter()
-    session = await start(root, options={"mcp": {"transport": "off"}})
+    options: dict[str, Any] = {"mcp": {"transport": "off"}}
+    if budget_ms is not None:
+        options["hover"] = {"related_budget_ms": budget_ms}
+    session = await start(root, options=options)
     first_uri = session.open("pkg0/mod3.py")
     first_pos = _positions(root, "pkg0/mod3.py")[3]  # anchored (see seed)
     first = None
@@ -214,6 +220,9 @@ def main() -> None:
     ap.add_argument(
         "--gap", type=float, default=0.1, help="seconds between hovers (0: back to back)"
     )
+    ap.add_argument(
+        "--budget", type=int, default=None, help="hover.related_budget_ms (default: the option's)"
+    )
     args = ap.parse_args()
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,7 +236,7 @@ def main() -> None:
         # touch every file so the sidecar's first pass is a cold re-index of the whole repo
         for path in root.rglob("*.py"):
             path.write_text(path.read_text() + "\n")
-        result = asyncio.run(run(root, args.hovers, args.pause, args.gap))
+        result = asyncio.run(run(root, args.hovers, args.pause, args.gap, args.budget))
     result = {
         "files": args.files,
         "notes": args.notes,

@@ -16,6 +16,105 @@ from nano_brain.embedding import EmbeddingProvider, create_provider, normalize
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
+# -- no silent skips ---------------------------------------------------------------------------
+# A test that skips (no Node, no Neovim, no setpriv) tests nothing while the run stays green. So
+# any skip fails the run unless the test is marked `allow_skip(reason)`, the documented
+# allow-list for a skip that is expected everywhere. `--allow-skips` lets a developer without
+# Node or Neovim run the rest locally; CI (.ci/run) never passes it.
+_ALLOW_SKIP = "allow_skip"
+_skipped: list[str] = []
+# A suite CI relies on (the fault, fuzz, auth and thread suites) can also test nothing by
+# collecting nothing: a renamed file, a parametrization over an empty list. `.ci/run` names
+# them with `--require-suite PATH`; the run fails unless each had a test pass.
+_passed: dict[str, int] = {}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--allow-skips",
+        action="store_true",
+        help="do not fail the run when tests are skipped (local runs without Node/Neovim)",
+    )
+    parser.addoption(
+        "--require-suite",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="fail the run unless a test in this file or folder passed (repeatable; CI)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{_ALLOW_SKIP}(reason): this test may skip without failing the run; say why "
+        "skipping is expected",
+    )
+    config.addinivalue_line(
+        "markers", "sqlite_only: reads or damages the SQLite file itself (one backend only)"
+    )
+    _skipped.clear()
+    _passed.clear()
+
+
+def _note_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
+    # a module skipped while collected has no keywords: it cannot be allowed, only fixed
+    allowed = _ALLOW_SKIP in getattr(report, "keywords", {})
+    if report.skipped and not hasattr(report, "wasxfail") and not allowed:
+        _skipped.append(report.nodeid or "<collection>")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _note_skip(report)
+    if report.when == "call" and report.passed:
+        path = report.nodeid.split("::", 1)[0]
+        _passed[path] = _passed.get(path, 0) + 1
+
+
+def _suites(config: pytest.Config) -> dict[str, int]:
+    """Each required suite and how many of its tests passed."""
+    out: dict[str, int] = {}
+    for suite in config.getoption("--require-suite"):
+        prefix = suite.rstrip("/")
+        out[suite] = sum(
+            n for path, n in _passed.items() if path == prefix or path.startswith(prefix + "/")
+        )
+    return out
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    _note_skip(report)
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    suites = _suites(config)
+    if suites:
+        terminalreporter.write_sep("=", "required suites")
+        for suite, passed in suites.items():
+            verdict = f"{passed} passed" if passed else "nothing passed: the run fails"
+            terminalreporter.write_line(f"{suite}: {verdict}", red=not passed)
+    skipped = list(dict.fromkeys(_skipped))
+    if not skipped or config.getoption("--allow-skips"):
+        return
+    terminalreporter.write_sep("=", f"{len(skipped)} skipped: the run fails", red=True)
+    for nodeid in skipped:
+        terminalreporter.write_line(f"SKIPPED {nodeid}")
+    terminalreporter.write_line(
+        "A skipped test tests nothing: install what it needs, mark it "
+        f"@pytest.mark.{_ALLOW_SKIP}(reason) if the skip is expected, or pass --allow-skips "
+        "for a local run."
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    skipped = _skipped and not session.config.getoption("--allow-skips")
+    empty_suite = not all(_suites(session.config).values())
+    if skipped or empty_suite:
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(
@@ -44,12 +143,6 @@ _BOTH_BACKENDS = {
     "test_search.py",
     "test_wake_up.py",
 }
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "sqlite_only: reads or damages the SQLite file itself (one backend only)"
-    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -5,6 +5,8 @@ and that nothing is ever deleted."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +16,8 @@ from click.testing import CliRunner
 
 from nano_brain import Brain
 from nano_brain.cli import main
-from nano_brain.consolidate import Consolidator
+from nano_brain.config import load_config
+from nano_brain.consolidate import Consolidator, Proposal, propose_every
 from nano_brain.embedding import EmbeddingProvider
 from nano_brain.errors import InvalidInputError
 from nano_brain.filters import STATUSES, Filters
@@ -200,3 +203,32 @@ def test_dismissed_stay_dismissed_and_stale_proposals_change_nothing(
     assert brain.store.proposal(dup.id).status == "stale"  # type: ignore[arg-type,union-attr]
     with pytest.raises(InvalidInputError, match="not pending"):
         Consolidator(brain).apply(near.id)  # type: ignore[arg-type]
+
+
+def test_the_periodic_pass_proposes_and_changes_nothing(seeded: tuple[Brain, dict]) -> None:
+    brain, ids = seeded
+    stop = threading.Event()
+    worker = threading.Thread(target=propose_every, args=(brain, 0.05, stop))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(brain.store.proposals()) < len(DUPLICATES) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        worker.join(timeout=30)
+    assert not worker.is_alive()
+    clusters = [_names(ids, Proposal.of(r).members) for r in brain.store.proposals()]
+    assert sorted(clusters, key=len) == sorted(DUPLICATES, key=len)
+    # proposals only: every note is still what it was
+    assert all(brain.get(u).status == "active" for u in ids.values())
+
+
+def test_the_periodic_pass_is_off_unless_configured(workspace: Path) -> None:
+    assert load_config(workspace).config.consolidate.every is None
+    (workspace / ".nano-brain.yml").write_text("consolidate:\n  every: soon\n")
+    loaded = load_config(workspace)
+    assert loaded.config.consolidate.every is None
+    assert any("consolidate.every" in w for w in loaded.warnings)
+    (workspace / ".nano-brain.yml").write_text("consolidate:\n  every: 12h\n")
+    assert load_config(workspace).config.consolidate.every == "12h"

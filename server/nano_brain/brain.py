@@ -35,7 +35,9 @@ from .models import (
 from .redact import redact_text
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, open_store
+from .store.code import FULLTEXT_PENDING_KEY
 from .store.spaces import Space
+from .text import one_line
 from .timeutil import iso, parse_duration, parse_instant
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,12 @@ class Brain(VectorAccess):
         self._threads: dict[str, tuple[str, int, float]] = {}
         self._thread_lock = threading.Lock()
         self._search = SearchPipeline(self.store, self.config, self)
+        if not self.store.read_only and self.store.meta_get(FULLTEXT_PENDING_KEY) == "1":
+            # an index run was killed (or is running) mid bulk load: the code index's module
+            # is loaded only then
+            from .codeindex.indexer import recover_interrupted_run
+
+            recover_interrupted_run(self)
 
     def close(self) -> None:
         self.embedder.stop()
@@ -137,8 +145,11 @@ class Brain(VectorAccess):
             content, title = redact_text(content), redact_text(title) if title else title
         user_tags = fields.clean_tags(tags)
         collection = fields.check_collection(collection)
-        if kind not in KINDS:
-            raise InvalidInputError(f"invalid kind {kind!r}: one of {', '.join(KINDS)}")
+        if kind not in KINDS or kind == "commit":
+            writable = ", ".join(k for k in KINDS if k != "commit")
+            raise InvalidInputError(
+                f"invalid kind {kind!r}: one of {writable} (commits come from the git history)"
+            )
         metadata = fields.check_metadata(metadata)
         source_path = fields.check_source_path(source_path)
         given_title = fields.clean_title(title) or ""
@@ -356,7 +367,7 @@ class Brain(VectorAccess):
         with self.store.transaction():
             row = self._resolve(ref)
             if tombstone is None:
-                tombstone = row.kind in ("session", "code")
+                tombstone = row.kind in ("session", "code", "commit")
             if tombstone and row.source_path:
                 self.store.add_tombstone(
                     row.source_path, row.uid, row.title, now, actor or self.actor
@@ -683,7 +694,7 @@ def _wake_item(row: DocumentRow, body: str) -> WakeUpItem:
         tags=row.tags,
         updated_at=iso(row.updated_at) or "",
         access_count=row.access_count,
-        snippet=" ".join(body.split())[:240],
+        snippet=one_line(body, 240),
     )
 
 

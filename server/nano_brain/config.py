@@ -279,6 +279,19 @@ class HarvestConfig(_Section):
         return list(dict.fromkeys(value))
 
 
+class ConsolidateConfig(_Section):
+    every: str | None = Field(
+        None,
+        description="run a consolidation pass this often in the editor's sidecar (e.g. 24h); "
+        "it only proposes (the review queue applies); off when unset",
+    )
+
+    @field_validator("every")
+    @classmethod
+    def _duration(cls, value: str | None) -> str | None:
+        return None if value is None else _positive_duration(value)
+
+
 class ChunkingConfig(_Section):
     max_chars: int = Field(1200, ge=200, le=100_000)
     overlap_chars: int = Field(150, ge=0, le=10_000)
@@ -299,6 +312,29 @@ class UserConfig(_Section):
     """Who you are in a team store's audit log; default: git's `user.name`."""
 
 
+class HistoryConfig(_Section):
+    """The git history as memory (see docs/history.md)."""
+
+    enabled: bool = True
+    """Index the workspace's git history with the code (`nano-brain index`, the sidecar)."""
+    max_commits: int = Field(10_000, ge=1, le=1_000_000, alias="maxCommits")
+    """Keep at most this many commits, the newest."""
+    since: str | None = None
+    """Only commits since this date (any date git understands, e.g. 2024-01-01, 2.years)."""
+    max_files_per_commit: int = Field(300, ge=1, le=100_000, alias="maxFilesPerCommit")
+    """A commit changing more files (a vendored import, a mass reformat) is kept as memory,
+    but its symbols are not linked beyond this many files."""
+    search_weight: float = Field(0.5, ge=0, le=1, alias="searchWeight")
+    """How much a commit found by a query that names no kind counts against a note."""
+
+    @field_validator("since")
+    @classmethod
+    def _since(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or len(value) > 100 or value.startswith("-")):
+            raise ValueError("must be a date or age git understands, e.g. 2024-01-01")
+        return value
+
+
 class Config(_Section):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     user: UserConfig = Field(default_factory=UserConfig)
@@ -309,6 +345,8 @@ class Config(_Section):
     decay: DecayConfig = Field(default_factory=DecayConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     redact: RedactConfig = Field(default_factory=RedactConfig)
+    history: HistoryConfig = Field(default_factory=HistoryConfig)
+    consolidate: ConsolidateConfig = Field(default_factory=ConsolidateConfig)
 
 
 class LoadedConfig(BaseModel):

@@ -28,6 +28,7 @@ import hashlib
 import json
 import logging
 import re
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -411,6 +412,25 @@ class Consolidator:
             self.brain.store.decide_proposal(
                 row.id, status, at=self._clock(), actor=self.brain.actor, result=result
             )
+
+
+def propose_every(brain: Brain, seconds: float, stop: threading.Event) -> None:
+    """Run a consolidation pass every ``seconds`` until ``stop`` is set: the sidecar's
+    optional periodic pass. It records proposals only; people apply them from the review
+    queue (or `consolidate --apply`), so nothing changes behind anyone's back."""
+    while not stop.wait(seconds):
+        try:
+            report = Consolidator.configured(brain).run()
+        except NanoBrainError as exc:  # e.g. the store went read-only: try again next time
+            log.warning("periodic consolidation failed: %s", exc)
+            continue
+        except Exception:  # never take the editor down
+            log.exception("periodic consolidation failed")
+            continue
+        log.info(
+            "periodic consolidation: %d new proposals, %d waiting for review (%.1f s)",
+            len(report.proposed), len(report.pending), report.seconds,
+        )  # fmt: skip
 
 
 # -- helpers -------------------------------------------------------------------------------------

@@ -59,6 +59,7 @@ class Embedder:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
+        self._life = threading.Lock()  # start and stop: one worker at most
 
     # -- providers ------------------------------------------------------------------------
 
@@ -246,12 +247,16 @@ class Embedder:
         return self._worker is not None and self._worker.is_alive()
 
     def start(self) -> None:
-        """Embed pending chunks in a background thread from now on (idempotent)."""
-        if self.running:
-            return
-        self._stop.clear()
-        self._worker = threading.Thread(target=self._run, name="nano-brain-embed", daemon=True)
-        self._worker.start()
+        """Embed pending chunks in a background thread from now on (idempotent, from any
+        thread: never a second worker)."""
+        with self._life:
+            if self.running:
+                return
+            self._stop.clear()
+            self._worker = threading.Thread(
+                target=self._run, name="nano-brain-embed", daemon=True
+            )
+            self._worker.start()
         self._wake.set()  # catch up with whatever earlier processes left pending
 
     def notify(self) -> None:
@@ -259,11 +264,12 @@ class Embedder:
         self._wake.set()
 
     def stop(self, timeout: float = 10.0) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._worker is not None:
-            self._worker.join(timeout)
-            self._worker = None
+        with self._life:
+            self._stop.set()
+            self._wake.set()
+            if self._worker is not None:
+                self._worker.join(timeout)
+                self._worker = None
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Wait until nothing is pending (tests and benchmarks); True if it got there."""

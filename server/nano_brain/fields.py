@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from .errors import InvalidInputError
+from .text import clip
 
 # Patterns are written for three regex engines at once (Python's re here, pydantic's Rust
 # regex in the MCP models, ECMAScript in a client reading the JSON schema): plain classes,
@@ -158,7 +159,7 @@ def _check_value(value: object, where: str, depth: int, budget: list[int]) -> An
             if not isinstance(key, str):
                 raise InvalidInputError(f"{where}: keys must be text")
             _check_one_line(f"{where} key", key, MAX_METADATA_KEY_CHARS, allow_empty=False)
-            out[key] = _check_value(item, f"{where}.{_clip(key, 40)}", depth + 1, budget)
+            out[key] = _check_value(item, f"{where}.{clip(key, 40)}", depth + 1, budget)
         return out
     if isinstance(value, list | tuple):
         items = []
@@ -192,10 +193,6 @@ def _check_encodable(what: str, text: str) -> None:
         raise InvalidInputError(f"{what} is not valid Unicode (lone surrogate)") from None
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _shown(value: object) -> str:
     """A value for an error message: repr (control characters escaped), bounded."""
-    return _clip(repr(value), 80)
+    return clip(repr(value), 80)

@@ -7,8 +7,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Kind = Literal["note", "session", "code"]
-KINDS: tuple[Kind, ...] = ("note", "session", "code")
+Kind = Literal["note", "session", "code", "commit"]
+KINDS: tuple[Kind, ...] = ("note", "session", "code", "commit")
+DEFAULT_KINDS: tuple[Kind, ...] = ("note", "session", "code")
+"""What a read returns when it names no kind: commits are many (thousands for a repository's
+history) and are read when asked for, or through the history leg of a search."""
 Status = Literal["active", "superseded", "retracted", "unreviewed"]
 STATUSES: tuple[Status, ...] = ("active", "superseded", "retracted", "unreviewed")
 DEFAULT_STATUSES: tuple[Status, ...] = ("active", "unreviewed")
@@ -61,6 +64,9 @@ class Filters(BaseModel):
                 )
             )
         )
+
+    def allowed_kinds(self) -> tuple[Kind, ...]:
+        return self.kinds or DEFAULT_KINDS
 
     def allowed_statuses(self) -> tuple[Status, ...]:
         if self.statuses:

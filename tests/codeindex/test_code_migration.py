@@ -12,12 +12,14 @@ from nano_brain.store.sqlite._driver import sqlite_module
 from nano_brain.store.sqlite.migrations import MIGRATIONS
 from nano_brain.store.sqlite.store import _statements
 
+from ..store._rewind import undo_migration_10
 from .conftest import write_tree
 
 
 def _rewind_to_schema_4(db: object) -> None:
     """Undo migrations 7 and 5 on an open store (6 changed only the k-NN index, which these
     stores without vectors do not have): migration 1's trigram index and triggers again."""
+    undo_migration_10(db)
     db.execute("DROP INDEX documents_thread")  # type: ignore[attr-defined]
     for column in ("thread_seq", "thread"):
         db.execute(f"ALTER TABLE documents DROP COLUMN {column}")  # type: ignore[attr-defined]

@@ -171,7 +171,7 @@ def test_a_schema_8_store_gains_routes_on_its_next_index(workspace: Path) -> Non
             brain.store._exec(f"DROP TABLE {table}")
         brain.store._exec("PRAGMA user_version = 8")
     with _brain(workspace) as brain:
-        assert brain.store.path == path and brain.store.schema_version() == 9
+        assert brain.store.path == path and brain.store.schema_version() == 10
         assert Routes(brain).list() == []
         report = CodeIndex(brain).index()
         assert report.changed == len([p for p in FLASK if p.endswith(".py")])

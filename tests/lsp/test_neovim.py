@@ -18,6 +18,7 @@ import pytest
 
 from nano_brain import Brain, __version__
 
+from ._history import AGENT_DECISION, REFUND_COMMIT, agent_decision, make_history
 from .conftest import server_command
 
 PLUGIN = Path(__file__).resolve().parents[2] / "editors" / "nvim"
@@ -163,6 +164,38 @@ WATCH = PRELUDE + textwrap.dedent(
 )
 
 
+WHY = PRELUDE + textwrap.dedent(
+    """
+    local nb = require("nano_brain")
+    nb.setup({ cmd = vim.json.decode(os.getenv("NB_CMD")),
+               init_options = { mcp = { transport = "off" } } })
+    local buf, ok = open_attached(nb)
+    if not ok then out.error = "client did not initialize"; return finish(2) end
+    ok = vim.wait(60000, function()
+      local r = nb.request_sync(nb.client(buf), "nano-brain/indexStatus", {}, 5000, buf)
+      return r and r.result and r.result.folders[1] and r.result.folders[1].indexed
+    end, 100)
+    if not ok then out.error = "index did not finish"; return finish(3) end
+    local params = { textDocument = { uri = vim.uri_from_bufnr(buf) },
+                     position = { line = 12, character = 10 } }
+    local res = vim.lsp.buf_request_sync(buf, "textDocument/hover", params, 10000)
+    for _, r in pairs(res or {}) do
+      if r.result then out.hover = r.result.contents.value end
+    end
+    vim.api.nvim_win_set_cursor(0, { 13, 10 })
+    vim.cmd("NanoBrainWhy")
+    ok = vim.wait(20000, function() return nb.why_window ~= nil end, 50)
+    if not ok then out.error = "no why float"; return finish(4) end
+    out.float = table.concat(vim.api.nvim_buf_get_lines(nb.why_window.buf, 0, -1, false), "\\n")
+    out.floating = vim.api.nvim_win_get_config(nb.why_window.win).relative ~= ""
+    vim.cmd("NanoBrainWhy! RefundPolicy.refund_amount")
+    ok = vim.wait(20000, function() return #vim.fn.getqflist() > 0 end, 50)
+    out.quickfix = vim.tbl_map(function(i) return i.text end, vim.fn.getqflist())
+    finish(ok and 0 or 5)
+    """
+)
+
+
 #: Supported Neovim versions and the executable each is installed as (scripts/setup-dev).
 VERSIONS = {"0.10": "nvim-0.10", "0.11": "nvim"}
 BIN = Path(sys.executable).parent
@@ -282,3 +315,21 @@ def test_neovim_file_watcher_when_enabled(nvim: str, project: Path, tmp_path: Pa
     result = _run(nvim, WATCH, project, tmp_path, timeout=150, NB_NEW=str(project / "shipping.py"))
     assert result["watch"] == "client"  # registered with Neovim; no watchdog of our own
     assert result["found"] is True
+
+
+def test_neovim_hover_shows_an_agents_decision_and_why_opens_the_full_view(
+    nvim: str, project: Path, tmp_path: Path
+) -> None:
+    """A decision an agent wrote over MCP, anchored to a method, is in Neovim's hover with its
+    author and the commits behind the method; :NanoBrainWhy opens the view in a float and
+    :NanoBrainWhy! in the quickfix list."""
+    make_history(project)
+    decision = agent_decision(project)
+    result = _run(nvim, WHY, project, tmp_path)
+    assert f"**{AGENT_DECISION}** `#{decision}` · by agent (MCP)" in result["hover"]
+    assert REFUND_COMMIT[:40] in result["hover"]
+    assert result["floating"] is True
+    assert result["float"].startswith("# Why `RefundPolicy.refund_amount`")
+    assert AGENT_DECISION in result["float"] and REFUND_COMMIT[:40] in result["float"]
+    assert any(t.startswith(f"note #{decision} {AGENT_DECISION}") for t in result["quickfix"])
+    assert any(REFUND_COMMIT in t for t in result["quickfix"])

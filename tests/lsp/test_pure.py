@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from nano_brain.lsp.options import parse_options
-from nano_brain.lsp.render import NoteView, age, hover_markdown, order_notes
+from nano_brain.lsp.render import (
+    CommitView,
+    HistoryView,
+    NoteView,
+    age,
+    hover_markdown,
+    order_notes,
+)
 from nano_brain.lsp.text import slice_text, word_at
 
 
@@ -38,3 +45,22 @@ def test_decisions_first_then_newest_and_stale_badge() -> None:
     assert "may be stale" in text and text.count("may be stale") == 1
     assert hover_markdown(None, [], []) is None
     assert age(90) == "1m" and age(3 * 86400) == "3d"
+
+
+def test_a_handlers_hover_shows_its_routes_and_why() -> None:
+    commit = CommitView("0d490345aa", "users: 404 for unknown ids", "Grace Hopper", "2026-12-01",
+                        "modified")  # fmt: skip
+    history = HistoryView([commit], [], "command:nano-brain.why?x")
+    only_history = hover_markdown("user", [], [], history=history, routes=["GET /users/{id}"])
+    assert only_history is not None
+    lines = only_history.splitlines()
+    assert lines[:3] == ["**Routes** · `GET /users/{id}`", "", "**nano-brain** · `user`"]
+    assert "`0d490345` users: 404 for unknown ids — Grace Hopper, 2026-12-01" in only_history
+    assert lines[-1] == "[Why is this code like this? →](command:nano-brain.why?x)"
+    with_note = hover_markdown("user", [_note("a", 1)], [], now=10, history=history,
+                               routes=["GET /users/{id}"])  # fmt: skip
+    assert with_note is not None
+    assert with_note.index("**Routes**") < with_note.index("`#a`") < with_note.index("Changed by")
+    # routes alone still make a hover; no history and no routes make none
+    assert hover_markdown(None, [], [], history=HistoryView([], [], "l"), routes=["GET /"])
+    assert hover_markdown(None, [], [], history=HistoryView([], [], "l"), routes=[]) is None

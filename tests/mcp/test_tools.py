@@ -21,6 +21,8 @@ pytestmark = pytest.mark.anyio
 EXPECTED_HINTS = {
     # name: (readOnly, destructive, idempotent)
     "memory_write": (False, False, True),
+    "memory_anchor": (False, False, True),
+    "memory_unanchor": (False, False, True),
     "memory_query": (True, False, True),
     "memory_search": (True, False, True),
     "memory_vsearch": (True, False, True),
@@ -36,6 +38,7 @@ EXPECTED_HINTS = {
     "code_callers": (True, False, True),
     "code_callees": (True, False, True),
     "code_impact": (True, False, True),
+    "code_why": (True, False, True),
     "code_search": (True, False, True),
     "code_routes": (True, False, True),
 }

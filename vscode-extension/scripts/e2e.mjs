@@ -12,7 +12,12 @@
 //      now shows it (it is anchored there);
 //   6. clicks the "1 note" CodeLens above the symbol, finds the note in the QuickPick, picks it
 //      and sees it open in the read-only document (screenshot: artifacts/lens-notes.png);
-//   7. runs "nano-brain: Open Memory" and searches the memory page in its webview for the
+//   7. an agent writes a decision anchored to `apply_discount` over MCP (`nano-brain mcp`,
+//      JSON-RPC over stdio); the hover shows it "by agent (MCP)", with the commit that made
+//      the function (the workspace is a git repository) (screenshot: artifacts/hover-agent.png);
+//   8. "nano-brain: Why Is This Code Like This?" opens the full view as a read-only document
+//      (screenshot: artifacts/why.png);
+//   9. runs "nano-brain: Open Memory" and searches the memory page in its webview for the
 //      seeded decision (screenshot: artifacts/memory-webview.png).
 //
 // Needs: `npm run package` done (nano-brain.vsix), code-server from
@@ -41,6 +46,8 @@ const artifacts = resolve(process.env.ARTIFACTS ?? join(root, "e2e/artifacts"));
 const nanoBrain = stub ? join(root, "e2e/stub-nano-brain") : (process.env.NANO_BRAIN ?? "nano-brain");
 
 const SEEDED = "Why apply_discount rounds down";
+const AGENT = "Discounts never exceed the list price";
+const COMMIT = "billing: apply_discount rounds down to whole cents (NB-7)";
 const SAVED = `e2e note ${Date.now().toString(36)}`;
 const started = Date.now();
 
@@ -76,6 +83,47 @@ async function waitFor(what, fn, timeoutMs, intervalMs = 500) {
     await new Promise((r) => setTimeout(r, intervalMs));
   }
   fail(`timed out after ${timeoutMs / 1000}s waiting for ${what}${last ? `: ${last.message}` : ""}`);
+}
+
+/** One tool call over MCP: `nano-brain mcp` on stdio, newline-delimited JSON-RPC. */
+async function mcpCall(env, workspace, tool, args) {
+  const child = spawn(nanoBrain, ["mcp", "--workspace", workspace], { env, stdio: ["pipe", "pipe", "pipe"] });
+  let buffer = "";
+  const answers = new Map();
+  child.stdout.on("data", (d) => {
+    buffer += d;
+    let nl;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (line === "") continue;
+      const message = JSON.parse(line);
+      if (message.id !== undefined) answers.set(message.id, message);
+    }
+  });
+  const send = (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+  const answer = (id) => waitFor(`MCP answer ${id}`, () => answers.get(id), 60_000, 50);
+  try {
+    send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {},
+      clientInfo: { name: "e2e-agent", version: "0" } } });
+    await answer(1);
+    send({ method: "notifications/initialized" });
+    send({ id: 2, method: "tools/call", params: { name: tool, arguments: args } });
+    const reply = await answer(2);
+    if (reply.error || reply.result?.isError) fail(`${tool}: ${JSON.stringify(reply.error ?? reply.result.content)}`);
+    return reply.result.structuredContent;
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
+/** The absolute path of a command found on this process's PATH (as given when it has a /). */
+async function absolute(command) {
+  if (command.includes("/")) return resolve(command);
+  const { stdout } = await run("sh", ["-c", 'command -v "$0"', command]);
+  const found = stdout.trim();
+  if (found === "") fail(`${command} is not on PATH`);
+  return found;
 }
 
 async function cli(env, ...args) {
@@ -117,7 +165,9 @@ writeFileSync(
       "extensions.autoCheckUpdates": false,
       "telemetry.telemetryLevel": "off",
       "editor.hover.delay": 150,
-      "nanoBrain.server.path": stub ? nanoBrain : "",
+      // the nano-brain under test, by its absolute path: the extension host's PATH comes
+      // from a login shell, which drops an activated virtualenv
+      "nanoBrain.server.path": stub ? nanoBrain : await absolute(nanoBrain),
     },
     null,
     2,
@@ -130,6 +180,16 @@ let page;
 let serverLog = "";
 try {
   step(`workspace ${workspace}${stub ? " (stub server)" : ""}`);
+  const git = (...args) =>
+    run("git", args, {
+      cwd: workspace,
+      env: { ...env, GIT_AUTHOR_NAME: "Grace Hopper", GIT_AUTHOR_EMAIL: "grace@example.com",
+        GIT_COMMITTER_NAME: "Grace Hopper", GIT_COMMITTER_EMAIL: "grace@example.com",
+        GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    });
+  await git("init", "-q", "-b", "main");
+  await git("add", "-A");
+  await git("commit", "-q", "-m", COMMIT);
   await cli(env, "write", "--workspace", workspace, "--title", SEEDED, "--tag", "decision",
     "apply_discount rounds down to whole cents so invoices never over-charge.");
 
@@ -197,7 +257,8 @@ try {
   const quickOpen = page.locator(".quick-input-widget input");
   await quickOpen.waitFor({ state: "visible", timeout: 10_000 });
   await quickOpen.fill("billing.py");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "billing.py" }).first().waitFor({ timeout: 10_000 });
+  // a git repository's first file search can take a while on a busy machine
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "billing.py" }).first().waitFor({ timeout: 60_000 });
   await page.keyboard.press("Enter");
   await page.locator(".monaco-editor .view-line", { hasText: "def apply_discount" }).first().waitFor({ timeout: 20_000 });
 
@@ -285,6 +346,47 @@ try {
       .first()
       .waitFor({ timeout: 20_000 });
     step("the note is open");
+
+    step("an agent writes a decision anchored to apply_discount over MCP");
+    const written = await mcpCall(env, workspace, "memory_write", {
+      content: "apply_discount never returns more than the total: percent is checked first.",
+      title: AGENT,
+      tags: ["decision"],
+      anchors: ["apply_discount"],
+    });
+    const anchoredTo = written.anchored_to.map((a) => a.symbol);
+    if (!anchoredTo.includes("billing.py::apply_discount")) fail(`not anchored: ${JSON.stringify(anchoredTo)}`);
+    step(`#${written.document.id} anchored to ${anchoredTo.join(", ")}`);
+
+    step("the hover shows the agent's decision, its author and the commit");
+    await page.keyboard.press("Escape");
+    await page.locator(".tabs-container .tab", { hasText: "billing.py" }).first().click();
+    await page.locator(".monaco-editor .view-line", { hasText: "def apply_discount" }).first().waitFor({ timeout: 20_000 });
+    const agentHover = await waitFor(
+      `a hover that shows "${AGENT}" by the agent and the commit`,
+      async () => {
+        const text = await readHover();
+        return text.includes(AGENT) && text.includes("by agent (MCP)") && text.includes(COMMIT.slice(0, 40))
+          ? text
+          : undefined;
+      },
+      60_000,
+      1_000,
+    );
+    await page.screenshot({ path: join(artifacts, "hover-agent.png") });
+    writeFileSync(join(artifacts, "hover-agent.txt"), agentHover);
+
+    step("Why Is This Code Like This? opens the full view");
+    await page.keyboard.press("Escape");
+    await goTo(4, 8);
+    await palette("nano-brain: Why Is This Code Like This?", { escape: false });
+    await page
+      .locator(".monaco-editor .view-line", { hasText: "Why `apply_discount`" })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await page.locator(".monaco-editor .view-line", { hasText: AGENT }).first().waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(artifacts, "why.png") });
+    step("the why view is open");
 
     step("running nano-brain: Open Memory");
     await palette("nano-brain: Open Memory");

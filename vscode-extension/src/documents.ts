@@ -11,6 +11,7 @@ import {
   renderNote,
   renderWakeUp,
   wakeUpUriParts,
+  whyUriParts,
 } from "./core/search";
 
 export type CommandForFolder = (folderUri: string) => ServerCommand | undefined;
@@ -49,6 +50,14 @@ export class MemoryDocuments implements vscode.TextDocumentContentProvider, vsco
     await this.show(uri);
   }
 
+  /** The "why" view of a symbol, as the server rendered it (re-read with the CLI later). */
+  async openWhy(folder: vscode.WorkspaceFolder, symbol: string, markdown: string): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: SCHEME, ...whyUriParts(folder.uri.toString(), symbol) });
+    this.cache.set(uri.toString(), markdown);
+    this.changed.fire(uri);
+    await this.show(uri);
+  }
+
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const cached = this.cache.get(uri.toString());
     if (cached !== undefined) return cached;
@@ -60,6 +69,12 @@ export class MemoryDocuments implements vscode.TextDocumentContentProvider, vsco
       return "# nano-brain\n\nThe nano-brain server was not found for this folder.\n";
     }
     try {
+      if (view.kind === "why") {
+        const { command, args } = cliCommand(server, ["why", view.symbol], folderPath);
+        const result = parseJsonOutput(await run(command, args), `nano-brain why ${view.symbol}`);
+        const text = (result as { text?: unknown } | undefined)?.text;
+        return typeof text === "string" ? `${text}\n` : "# Why\n\nNo view.\n";
+      }
       if (view.kind === "wake-up") {
         const { command, args } = cliCommand(server, ["wake-up"], folderPath);
         return renderWakeUp(parseJsonOutput(await run(command, args), "nano-brain wake-up"));

@@ -28,6 +28,7 @@ describe("server command names", () => {
       "nano-brain.saveSelection",
       "nano-brain.searchRelated",
       "nano-brain.supersede",
+      "nano-brain.why",
     ]);
   });
 });

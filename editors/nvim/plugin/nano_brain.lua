@@ -27,3 +27,11 @@ end, { range = true, nargs = "+", desc = "nano-brain: supersede a note" })
 vim.api.nvim_create_user_command("NanoBrainWakeUp", function()
   nb().wake_up()
 end, { desc = "nano-brain: what this workspace remembers" })
+
+vim.api.nvim_create_user_command("NanoBrainWhy", function(o)
+  nb().why(o.args, o.bang)
+end, {
+  nargs = "?",
+  bang = true,
+  desc = "nano-brain: why is this code like this (! = quickfix list)",
+})

@@ -112,6 +112,11 @@ _MODULES: dict[str, dict[str, str]] = {
     "ui_cmd": {
         "ui": "Serve the memory page on 127.0.0.1 and open it in the browser.",
     },
+    "why_cmd": {
+        "anchor": "Anchor NOTE (#id) to SYMBOL: shown on hover there, flagged when code changes.",
+        "unanchor": "Detach NOTE (#id) from SYMBOL (the note is kept).",
+        "why": "Why SYMBOL is like this: anchored notes, the commits that changed it, sessions.",
+    },
 }
 #: command name -> (module, short help)
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -81,6 +81,10 @@ def _print_report(report: IndexReport, data: dict[str, Any]) -> None:
         click.echo(f"  skipped: {reasons}")
     for err in report.errors[:10]:
         click.echo(f"  error: {err}")
+    if report.history:
+        h = report.history
+        line = h["message"] or f"{h['added']} new, {h['removed']} removed"
+        click.echo(f"  history: {h['commits']} commits ({line}) in {h['seconds']:.2f}s")
     if data.get("embedded"):
         click.echo(f"  embedded {data['embedded']} chunks")
     if data.get("embedding_error"):

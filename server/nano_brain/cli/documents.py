@@ -35,6 +35,12 @@ _READ_BLOCK = 1 << 16
 @click.option("--source-path", help="Where the note comes from; writing it again updates it.")
 @click.option("--supersedes", help="#id or source path of a note this one replaces.")
 @click.option("--pin", is_flag=True, help="Never evict this note (storage limit).")
+@click.option(
+    "--anchor",
+    "anchors",
+    multiple=True,
+    help="Anchor the note to this symbol (repeatable; any form `symbols` resolves).",
+)
 @common_options
 def write(
     content: str | None,
@@ -47,6 +53,7 @@ def write(
     source_path: str | None,
     supersedes: str | None,
     pin: bool,
+    anchors: tuple[str, ...],
     workspace: Path | None,
     db: Path | None,
     as_json: bool,
@@ -55,18 +62,23 @@ def write(
     loaded = load_workspace(workspace)
     text = _read_content(content, file, loaded[1].config.storage.max_content_bytes)
     meta = _parse_metadata(metadata)
+    args: dict[str, Any] = {
+        "title": title,
+        "tags": tags,
+        "collection": collection,
+        "kind": kind,
+        "metadata": meta,
+        "source_path": source_path,
+        "supersedes": supersedes,
+        "pinned": pin,
+    }
     with open_brain(workspace, db, create=True, loaded=loaded) as brain:
-        result = brain.write(
-            text,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=meta,
-            source_path=source_path,
-            supersedes=supersedes,
-            pinned=pin,
-        )
+        if anchors:  # the code index only when the note is anchored (start-up stays light)
+            from ..anchoring import write_anchored
+
+            result: Any = write_anchored(brain, text, anchors=anchors, **args)
+        else:
+            result = brain.write(text, **args)
 
     def human() -> None:
         verb = "saved" if result.created else ("updated" if result.updated else "unchanged")
@@ -75,6 +87,8 @@ def write(
         click.echo(f"{verb} #{doc.id} {doc.title!r} v{doc.version}, {result.chunks} chunk(s){vec}")
         if supersedes:
             click.echo(f"superseded {supersedes}")
+        for a in getattr(result, "anchored_to", []):
+            click.echo(f"anchored to {a.symbol}")
 
     emit(result.model_dump(), as_json, human)
 

@@ -146,8 +146,10 @@ def sessions(
     adds `started`, `ended` and `harvested_at` (when its summary was last written).
     """
     tags = (f"ticket:{ticket.strip()}",) if ticket else ()
+    # with a ticket, the commits that name it come along (docs/history.md)
+    kinds = ("session", "commit") if ticket else ("session",)
     with _open(workspace, db) as brain:
-        docs = brain.list(Filters(kinds=("session",), tags=tags), limit=limit)
+        docs = brain.list(Filters(kinds=kinds, tags=tags), limit=limit)  # type: ignore[arg-type]
     rows = sorted(
         ({**d.model_dump(), **_session_times(d)} for d in docs),
         key=lambda row: row["ended"] or row["started"] or "",
@@ -158,8 +160,11 @@ def sessions(
         for row in rows:
             tickets = ",".join(t[7:] for t in row["tags"] if t.startswith("ticket:"))
             when = _when(row["started"], row["ended"])
+            commit = str(row["metadata"].get("hash", ""))[:10] if row["kind"] == "commit" else ""
+            what = f"commit {commit}  " if commit else ""
             click.echo(
-                f"#{row['id']}  {when}  {row['title']}" + (f"  [{tickets}]" if tickets else "")
+                f"#{row['id']}  {when}  {what}{row['title']}"
+                + (f"  [{tickets}]" if tickets else "")
             )
         if not rows:
             click.echo("no sessions")

@@ -20,6 +20,7 @@ for ``Brain.embed_pending`` (the CLI runs it after indexing unless told not to).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import logging
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
 from ..store import CodeStore
-from ..store.code import BulkFile, FileRecord
+from ..store.code import FULLTEXT_PENDING_KEY, BulkFile, FileRecord
 from ._route_links import relink
 from .errors import CodeIndexError
 from .languages import code_extensions
@@ -60,8 +61,7 @@ POOL_THRESHOLD = 48
 #: Files per write transaction: small enough that other writers never wait long.
 BATCH_FILES = 250
 _PENDING_KEY = "code_resolve_pending"
-#: set while symbol chunks of a bulk run wait for their full-text rows
-_FULLTEXT_KEY = "code_fulltext_pending"
+_FULLTEXT_KEY = FULLTEXT_PENDING_KEY
 #: more names than this to re-resolve: resolving everything is as cheap
 _MAX_NAMES = 4000
 _CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "module", "type"})
@@ -104,6 +104,8 @@ class IndexReport:
     embedded: int = 0
     #: HTTP routes linked after this run (when it changed files), see ``_route_links``
     routes: int = 0
+    #: the git history pass that followed (``nano_brain.history.HistoryReport.to_dict()``)
+    history: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -221,21 +223,69 @@ _Interface = tuple[Any, list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
 @contextmanager
-def _run_lock(db_path: Path) -> Iterator[None]:
+def _run_lock(db_path: Path, *, wait: bool = True) -> Iterator[bool]:
     """One index run at a time per store, across processes (an editor's sidecar and a CLI
     run may index the same store): a bulk run's unfinished state must not be mistaken for an
-    interrupted one."""
+    interrupted one. Yields whether the lock is held (without ``wait``: False when a run
+    holds it)."""
     try:
         import fcntl
     except ImportError:  # Windows: runs are not serialised across processes
-        yield
+        yield wait
         return
     with open(f"{db_path}.index-lock", "a+b") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(fh, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def recover_interrupted_run(brain: Brain) -> bool:
+    """Finish what an index run killed mid-way left undone (the full-text rows of a bulk
+    load, its lookup indexes), unless a run is under way: that one is unfinished, not
+    interrupted. True when something was repaired.
+
+    Every Brain that may write calls this when its store says a bulk load is unfinished, so
+    the next process of any kind (not only the next index run) finds whole full-text
+    indexes: a search sees every symbol, and deleting a symbol's chunks never asks FTS5 to
+    forget rows it never had (which would damage the index).
+    """
+    with _run_lock(brain.store.path, wait=False) as held:
+        if not held or brain.store.meta_get(_FULLTEXT_KEY) != "1":
+            return False
+        Indexer(brain)._recover()
+        return True
+
+
+_collector_lock = threading.Lock()
+_collector_pauses = 0
+_collector_was_enabled = False
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for an index run: a cold run keeps a few hundred
+    thousand rows and parse records alive, and the collections their allocations trigger
+    re-walk all of them (a tenth of the run's CPU). The rows form no cycles; what does is
+    collected once the collector is back. Runs on several threads share one pause."""
+    global _collector_pauses, _collector_was_enabled
+    with _collector_lock:
+        if _collector_pauses == 0:
+            _collector_was_enabled = gc.isenabled()
+            gc.disable()
+        _collector_pauses += 1
+    try:
+        yield
+    finally:
+        with _collector_lock:
+            _collector_pauses -= 1
+            if _collector_pauses == 0 and _collector_was_enabled:
+                gc.enable()
 
 
 class _Worker(threading.Thread):
@@ -289,7 +339,7 @@ class Indexer:
 
     def run(self, progress: IndexProgress | None = None) -> IndexReport:
         """One incremental pass; returns what it did (never raises for one bad file)."""
-        with _run_lock(self.brain.store.path):
+        with _run_lock(self.brain.store.path), _collector_paused():
             return self._run(progress or (lambda phase, done, total: None))
 
     def _run(self, notify: IndexProgress) -> IndexReport:
@@ -410,7 +460,10 @@ class Indexer:
             yield from map(_work, jobs)
             return
         report.workers = self.workers
-        with ProcessPoolExecutor(self.workers, mp_context=_pool_context()) as pool:
+        # parse workers live for one run: their collector stays off (see _collector_paused)
+        with ProcessPoolExecutor(
+            self.workers, mp_context=_pool_context(), initializer=gc.disable
+        ) as pool:
             yield from pool.map(_work, jobs, chunksize=4)
 
     def _parse_and_write(

@@ -146,18 +146,25 @@ class CodeIndex:
 
     # -- indexing ----------------------------------------------------------------------------
 
-    def index(self, progress: IndexProgress | None = None, *, embed: bool = False) -> IndexReport:
+    def index(
+        self, progress: IndexProgress | None = None, *, embed: bool = False, history: bool = True
+    ) -> IndexReport:
         """Bring the index up to date with the workspace (incremental).
 
         The lexical index is committed, and usable, before this returns or embeds: with
         ``embed``, the symbol chunks still without a vector are embedded afterwards, reported
         to ``progress`` as phase ``embed`` (a provider that fails leaves them pending and
-        adds the reason to ``report.errors``).
+        adds the reason to ``report.errors``). With ``history`` (and ``history.enabled``),
+        the git history follows (:mod:`nano_brain.history`), reported in ``report.history``.
         """
         indexer = Indexer(
             self.brain, workers=self._workers, exclude=self._exclude, max_bytes=self._max_bytes
         )
         report = indexer.run(progress)
+        if history and self.brain.config.history.enabled:
+            from ..history import History
+
+            report.history = History(self.brain).index(progress, workers=self._workers).to_dict()
         if embed and report.pending_embeddings:
             notify = progress or (lambda phase, done, total: None)
             notify("embed", 0, report.pending_embeddings)

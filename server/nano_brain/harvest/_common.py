@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from ..redact import redact_text
+from ..text import one_line as text_one_line
 from ._files import (
     DEFAULT_LIMITS,
     SKIP_MALFORMED,
@@ -229,8 +230,7 @@ def span(times: Sequence[float | None]) -> tuple[float | None, float | None]:
 
 def one_line(text: str, limit: int = _MAX_SUMMARY) -> str:
     # Redacted before the cut: a secret cut in half is no longer recognisable as one.
-    flat = " ".join(redact_text(str(text)).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return text_one_line(redact_text(str(text)), limit)
 
 
 def short_error(text: Any) -> str:

@@ -412,6 +412,8 @@ class Harvester:
             "ended": iso(session.ended),
             "messages": dict(sorted(roles.items())),
             "tool_calls": len(session.tool_calls()),
+            # the store links the session to these files (document_files): `nano-brain why`
+            "files_changed": sorted({*digest.files_edited, *digest.files_written}),
             "source_paths": [redact_text(p) for p in source.paths],
             "source_version": source.version,
             "source_size": source.size,

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import InvalidInputError, NanoBrainError
 from ..search import validate_request
 from ..timeutil import iso
-from .features import Context, anchors_of, note_views
+from ..why import why
+from .features import Context, anchors_of, note_views, symbol_at
 from .text import innermost, slice_text
 from .workspaces import Folder
 
@@ -26,7 +27,8 @@ SEARCH_RELATED = "nano-brain.searchRelated"
 RETRACT = "nano-brain.retract"
 NOTES = "nano-brain.notes"
 WAKE_UP = "nano-brain.wakeUp"
-ALL = (SAVE_SELECTION, RECORD_DECISION, SUPERSEDE, SEARCH_RELATED, RETRACT, NOTES, WAKE_UP)
+WHY = "nano-brain.why"
+ALL = (SAVE_SELECTION, RECORD_DECISION, SUPERSEDE, SEARCH_RELATED, RETRACT, NOTES, WAKE_UP, WHY)
 
 
 class _Args(BaseModel):
@@ -85,6 +87,15 @@ class RetractArgs(_Args):
 
 class NotesArgs(_Args):
     symbol: str = Field(min_length=1)
+
+
+class WhyArgs(_Args):
+    symbol: str | None = Field(
+        None, min_length=1, max_length=1024, description="default: the symbol at `position`"
+    )
+    position: Pos | None = Field(None, description="in the document `uri`")
+    commits: int = Field(20, ge=0, le=200)
+    related: int = Field(5, ge=0, le=20)
 
 
 class WakeUpArgs(_Args):
@@ -241,11 +252,22 @@ def notes(folder: Folder, ctx: Context | None, args: NotesArgs) -> dict[str, Any
                 "collection": v.collection,
                 "created_at": iso(v.created_at),
                 "stale": v.stale,
+                "author": v.author,
                 "snippet": v.snippet,
             }  # fmt: skip
             for v in views
         ],
     }
+
+
+def why_view(folder: Folder, ctx: Context | None, args: WhyArgs) -> dict[str, Any]:
+    """The full "why" view of a symbol (named, or under the cursor): Markdown in `text`."""
+    symbol = args.symbol
+    if symbol is None and ctx is not None and args.position is not None:
+        symbol = symbol_at(ctx, args.position.line, args.position.character)
+    if not symbol:
+        raise InvalidInputError("no symbol: pass `symbol`, or `uri` and `position` on one")
+    return why(folder.reader, symbol, commits=args.commits, related=args.related).model_dump()
 
 
 def wake_up(folder: Folder, args: WakeUpArgs) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Everything here reads the Brain and the code index through their public methods.
 
 from __future__ import annotations
 
+import json
 import keyword
 import logging
 import re
@@ -14,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from lsprotocol import types as lsp
 
@@ -21,9 +23,19 @@ from ..codeindex import Routes, Symbol
 from ..errors import NanoBrainError
 from ..filters import Filters
 from ..store.code import AnchorRecord
+from ..text import one_line
 from ..timeutil import parse_instant
+from ..why import author_label, hover_history
 from .options import InitializationOptions
-from .render import NoteView, RelatedView, clip, hover_markdown, lens_title
+from .render import (
+    CommitView,
+    HistoryView,
+    NoteView,
+    RelatedView,
+    SessionView,
+    hover_markdown,
+    lens_title,
+)
 from .text import innermost, path_to_uri, symbols_named, word_at
 from .workspaces import Folder
 
@@ -130,9 +142,10 @@ def note_views(
                 tags=tuple(doc.tags),
                 collection=doc.collection,
                 created_at=parse_instant(doc.created_at),
-                snippet=clip(body, snippet_chars),
+                snippet=one_line(body, snippet_chars),
                 symbol=anchor.qualified_name,
                 stale=staleness(anchor, ctx),
+                author=author_label(doc.author),
             )
         )
     return views
@@ -179,11 +192,55 @@ def hover(
         found_related = ctx.folder.related.wait(pending, budget if opts.related_budget_ms else None)
         exclude = {n.id for n in notes}
         related = [r for r in found_related or [] if r.id not in exclude][: opts.max_related]
-    symbol = targets[0].split("::", 1)[-1] if targets and notes else None
-    text = hover_markdown(symbol, notes, related, routes=routes_of(ctx.folder, targets[:1]))
+    history = history_view(ctx.folder, targets[0], opts) if targets else None
+    shown = notes or (history is not None and (history.commits or history.sessions))
+    symbol = targets[0].split("::", 1)[-1] if targets and shown else None
+    routes = routes_of(ctx.folder, targets[:1])
+    text = hover_markdown(symbol, notes, related, history=history, routes=routes)
     if text is None:
         return None
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+
+def symbol_at(ctx: Context, line: int, character: int) -> str | None:
+    """The qualified name of the symbol a hover at (0-based) line and character is about."""
+    word = word_at(ctx.lines, line, character)
+    if not word:
+        return None
+    named = symbols_named(ctx.symbols, word, line + 1)
+    if named:
+        return named[0].qualified_name
+    found = ctx.folder.read_index.code.find_symbols(word, None, 5)
+    exact = [r.qualified_name for r in found if r.name == word]
+    return exact[0] if exact else None
+
+
+def history_view(folder: Folder, qualified_name: str, opts: Any) -> HistoryView:
+    """The newest commits that changed the symbol and sessions that edited its file, and the
+    link that opens the full "why" view (a few indexed lookups: no search)."""
+    commits: list[CommitView] = []
+    sessions: list[SessionView] = []
+    if opts.max_commits or opts.max_sessions:
+        try:
+            found, touched = hover_history(
+                folder.reader,
+                qualified_name,
+                qualified_name.split("::", 1)[0],
+                commits=opts.max_commits,
+                sessions=opts.max_sessions,
+            )
+        except NanoBrainError as exc:  # the notes are still worth a hover
+            log.info("no history for %s: %s", qualified_name, exc)
+            found, touched = [], []
+        commits = [CommitView(c.hash, c.subject, c.author, c.date, c.change) for c in found]
+        sessions = [SessionView(t.id, t.title, t.updated_at, t.via) for t in touched]
+    return HistoryView(commits, sessions, why_link(qualified_name, folder.root))
+
+
+def why_link(qualified_name: str, root: Path) -> str:
+    """A ``command:`` URI running ``nano-brain.why`` for the symbol (VS Code opens the view)."""
+    args = json.dumps([{"symbol": qualified_name, "root": str(root)}], separators=(",", ":"))
+    return f"command:nano-brain.why?{quote(args)}"
 
 
 def routes_of(folder: Folder, names: list[str]) -> list[str]:
@@ -325,7 +382,7 @@ def code_actions(ctx: Context, rng: lsp.Range) -> list[lsp.CodeAction]:
         for a in anchors_of(ctx.folder, [sym.qualified_name]):
             if a.doc_status != "active":
                 continue
-            label = clip(a.doc_title or a.doc_uid, 40)
+            label = one_line(a.doc_title or a.doc_uid, 40)
             old = {**where, "old": a.doc_uid}
             retract = {"id": a.doc_uid, "uri": ctx.uri, "reason": "marked stale from the editor"}
             add(f"nano-brain: Supersede note #{a.doc_uid} ({label})…", "nano-brain.supersede", old)

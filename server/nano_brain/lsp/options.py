@@ -29,12 +29,18 @@ class HoverOptions(_Section):
         description="vector similarity a related memory needs when "
         "its words do not match (keeps hovers on unrelated words empty)",
     )
+    max_commits: int = Field(
+        3, ge=0, le=20, description="newest commits that changed the symbol (0: none)"
+    )
+    max_sessions: int = Field(
+        2, ge=0, le=20, description="newest agent sessions that edited its file (0: none)"
+    )
     snippet_chars: int = Field(160, ge=40, le=1000)
     cache_entries: int = Field(
         2048, ge=0, le=100_000, description="related-memory results kept between hovers (0: none)"
     )
     related_budget_ms: int = Field(
-        20,
+        25,
         ge=0,
         le=10_000,
         description="how long a hover waits for a related-memory search it has no cached "

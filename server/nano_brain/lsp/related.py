@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import NanoBrainError
 from ..search import validate_request
+from ..text import one_line
 from .cache import GenerationCache
-from .render import RelatedView, clip
+from .render import RelatedView
 
 if TYPE_CHECKING:
     from ..brain import Brain
@@ -242,7 +243,7 @@ def related_memories(
                 hit.kind,
                 hit.status,
                 hit.updated_at,
-                clip(hit.snippet, snippet_chars),
+                one_line(hit.snippet, snippet_chars),
             )  # fmt: skip
         )
         if len(out) >= limit:

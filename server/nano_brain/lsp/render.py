@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 from ..filters import is_decision
+from ..text import one_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +22,8 @@ class NoteView:
     snippet: str
     symbol: str
     stale: str | None  # None, "changed" or "missing"
+    author: str = ""
+    """who wrote it, as views name writers (`why.author_label`): agent (MCP), editor, CLI"""
 
     @property
     def is_decision(self) -> bool:
@@ -55,9 +58,33 @@ def age(seconds_ago: float) -> str:
     return f"{int(s)}s"
 
 
-def clip(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+@dataclass(frozen=True, slots=True)
+class CommitView:
+    """A commit that changed the symbol, as a hover line shows it."""
+
+    hash: str
+    subject: str
+    author: str
+    date: str
+    change: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    id: str
+    title: str
+    updated_at: str
+    via: str
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryView:
+    """The hover's history part and the link to the full view."""
+
+    commits: list[CommitView]
+    sessions: list[SessionView]
+    link: str | None = None
+    """a ``command:`` URI that opens the full "why" view (clients that run it)"""
 
 
 def hover_markdown(
@@ -66,11 +93,13 @@ def hover_markdown(
     related: list[RelatedView],
     *,
     now: float | None = None,
+    history: HistoryView | None = None,
     routes: list[str] | None = None,
 ) -> str | None:
     """The hover text, or None when there is nothing worth a hover box; ``routes`` are the
     HTTP routes (``GET /users/{id}``) the symbol handles."""
-    if not notes and not related and not routes:
+    has_history = history is not None and bool(history.commits or history.sessions)
+    if not notes and not related and not has_history and not routes:
         return None
     now = time.time() if now is None else now
     out: list[str] = []
@@ -79,6 +108,7 @@ def hover_markdown(
         out.append("**Routes** · " + ", ".join(f"`{r}`" for r in routes[:5]) + more)
     if notes:
         head = f"**nano-brain** · {len(notes)} note{'s' if len(notes) != 1 else ''}"
+        out += [""] if out else []  # its own paragraph below the routes
         out.append(head + (f" on `{symbol}`" if symbol else ""))
         for n in order_notes(notes):
             badges = ["decision"] if n.is_decision else []
@@ -88,16 +118,35 @@ def hover_markdown(
                 badges.append("⚠ may be stale: code " + ("removed" if n.stale == "missing"
                                                           else "changed since"))  # fmt: skip
             badge = f" _({', '.join(badges)})_" if badges else ""
-            out.append(f"- **{n.title}** `#{n.id}` · {age(now - n.created_at)} ago{badge}")
+            by = f" · by {n.author}" if n.author else ""
+            out.append(f"- **{n.title}** `#{n.id}`{by} · {age(now - n.created_at)} ago{badge}")
             if n.snippet:
                 out.append(f"  > {n.snippet}")
+    if history is not None and has_history:
+        if not notes and symbol:
+            out += [""] if out else []
+            out.append(f"**nano-brain** · `{symbol}`")
+        if history.commits:
+            out += ["", "**Changed by**"]  # a blank line ends the list above
+            for c in history.commits:
+                how = f" · {c.change}" if c.change in ("added", "renamed") else ""
+                out.append(
+                    f"- `{c.hash[:8]}` {one_line(c.subject, 60)} — {c.author}, {c.date[:10]}{how}"
+                )
+        if history.sessions:
+            out += ["", "**Agent sessions**"]
+            for s in history.sessions:
+                via = "" if s.via == "file" else f" · {s.via}"
+                out.append(f"- {one_line(s.title, 60)} `#{s.id}` · {s.updated_at[:10]}{via}")
     if related:
-        out.append("**Related memory**")
+        out += ["", "**Related memory**"] if out else ["**Related memory**"]
         for r in related:
             status = f" _({r.status})_" if r.status != "active" else ""
             out.append(f"- {r.title} `#{r.id}` · {r.kind}, {r.updated_at[:10]}{status}")
             if r.snippet:
                 out.append(f"  > {r.snippet}")
+    if history is not None and history.link and (notes or has_history):
+        out += ["", f"[Why is this code like this? →]({history.link})"]
     return "\n".join(out)
 
 

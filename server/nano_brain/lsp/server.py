@@ -636,6 +636,7 @@ def build_server() -> NanoBrainServer:
     command(cmd.RETRACT, cmd.RetractArgs, _retract)
     command(cmd.NOTES, cmd.NotesArgs, _notes)
     command(cmd.WAKE_UP, cmd.WakeUpArgs, _wake_up)
+    command(cmd.WHY, cmd.WhyArgs, _why)
     return server
 
 
@@ -758,3 +759,7 @@ def _notes(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str
 
 def _wake_up(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
     return cmd.wake_up(folder, args)
+
+
+def _why(ls: NanoBrainServer, folder: Folder, ctx: Any, args: Any) -> dict[str, Any]:
+    return cmd.why_view(folder, ctx, args)

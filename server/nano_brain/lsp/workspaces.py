@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..brain import Brain
 from ..codeindex import CodeIndex, IndexReport
 from ..config import load_config
+from ..timeutil import parse_duration
 from .cache import GenerationCache
 from .options import InitializationOptions, config_overrides
 from .related import RelatedLookups, related_memories
@@ -56,6 +57,8 @@ class Folder:
     lock: threading.Lock = field(default_factory=threading.Lock)
     harvest_stop: threading.Event | None = None
     harvest_thread: threading.Thread | None = None
+    consolidate_stop: threading.Event = field(default_factory=threading.Event)
+    consolidate_thread: threading.Thread | None = None
 
     def rel(self, path: Path) -> str | None:
         return relative_to(self.root, path)
@@ -75,10 +78,25 @@ class Folder:
         )  # fmt: skip
         self.harvest_thread.start()
 
+    def start_consolidation(self, every: str) -> None:
+        """Propose consolidations of this folder's notes every ``every`` (config
+        ``consolidate.every``)."""
+        from ..consolidate import propose_every
+
+        self.consolidate_thread = threading.Thread(
+            target=propose_every,
+            args=(self.brain, parse_duration(every), self.consolidate_stop),
+            name=f"consolidate:{self.root.name}", daemon=True,
+        )  # fmt: skip
+        self.consolidate_thread.start()
+
     def close(self) -> None:
         if self.harvest_stop is not None and self.harvest_thread is not None:
             self.harvest_stop.set()
             self.harvest_thread.join(timeout=5)
+        self.consolidate_stop.set()
+        if self.consolidate_thread is not None:
+            self.consolidate_thread.join(timeout=5)
         self.related.close()
         self.searcher.close()
         self.reader.close()
@@ -89,14 +107,15 @@ def _generation(reader: Brain) -> int:
     """The id of the store's newest audit-log row that can change what memory a search finds.
 
     Every mutation (write, edit, supersede, retract, delete, harvest, ...) appends one in its
-    own transaction, from any process. Index passes are skipped: they change code, and hovers
-    search notes and sessions only; without that, each save would drop every cached result.
+    own transaction, from any process. Index passes (code and git history) are skipped: they
+    change code and commits, and hovers search notes and sessions only; without that, each
+    save would drop every cached result.
     When the newest rows are all index passes, the oldest of them stands in (it moves on more
     often than needed, never less).
     """
     rows = reader.log(limit=_GENERATION_WINDOW)
     for row in rows:
-        if row.action != "index":
+        if row.action not in ("index", "history"):
             return row.id
     return rows[-1].id if rows else 0
 
@@ -167,6 +186,9 @@ class Folders:
             kept = self._by_root.setdefault(root, folder)
         if kept is folder and options.harvest.enabled:
             folder.start_harvest()
+        every = brain.config.consolidate.every
+        if kept is folder and every:
+            folder.start_consolidation(every)
         elif kept is not folder:
             folder.close()
         return kept

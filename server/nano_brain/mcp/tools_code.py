@@ -17,6 +17,7 @@ from ..codeindex._route_service import MAX_FLOW_DEPTH
 from ..codeindex.service import MAX_IMPACT_DEPTH, CodeIndex
 from ..models import SearchResponse
 from ..search import MAX_QUERY_CHARS
+from ..why import WhyView, why
 from .registry import StrictInput, ToolRegistry
 
 SymbolRef = Field(
@@ -59,6 +60,12 @@ class CodeSearchInput(_Input):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     max_results: int = Field(10, ge=1, le=100)
     mode: Literal["hybrid", "lexical", "vector"] = "hybrid"
+
+
+class WhyInput(SymbolInput):
+    max_commits: int = Field(10, ge=0, le=200, description="newest commits listed")
+    max_sessions: int = Field(5, ge=0, le=100)
+    related: int = Field(3, ge=0, le=20, description="related notes and sessions searched for")
 
 
 class RoutesInput(_Input):
@@ -151,6 +158,19 @@ def register(registry: ToolRegistry) -> None:
         the notes and decisions anchored to any of them (with whether their code changed
         since). Use it before a refactor to find the decisions you might break."""
         return ImpactOutput.model_validate(CodeIndex(brain).impact(p.symbol, p.depth).to_dict())
+
+    @registry.tool(
+        "code_why", title="Why is this code like this", input=WhyInput, output=WhyView,
+        read_only=True, render=lambda view: view.text,
+    )  # fmt: skip
+    def code_why(brain: Brain, p: WhyInput) -> WhyView:
+        """Why a symbol is as it is: the notes and decisions anchored to it (stale ones
+        flagged), the git commits that changed it (newest first, following renames), the
+        agent sessions that edited its file, and related memory. Use it before changing
+        code you did not write, to respect the decisions behind it."""
+        return why(
+            brain, p.symbol, commits=p.max_commits, sessions=p.max_sessions, related=p.related
+        )
 
     @registry.tool(
         "code_search", title="Search code", input=CodeSearchInput, output=SearchResponse,

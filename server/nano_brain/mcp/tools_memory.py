@@ -11,10 +11,11 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import fields
+from ..anchoring import MAX_ANCHORS, Anchored, AnchoredWriteResult, anchor, unanchor, write_anchored
 from ..brain import Brain
 from ..config import StorageConfig
 from ..filters import Filters, Kind, Status
-from ..models import Document, History, SearchResponse, WakeUp, WriteResult
+from ..models import Document, History, SearchResponse, WakeUp
 from ..search import MAX_QUERY_CHARS, Mode, validate_request
 from ..timeutil import MAX_TIME_CHARS
 from .registry import StrictInput, ToolRegistry
@@ -51,6 +52,16 @@ Instant = Annotated[
         pattern=fields.ONE_LINE_PATTERN,
         description="RFC 3339 time (2024-05-01T12:00:00Z), a date (2024-05-01) or a "
         "duration ago (7d, 2w, 24h); years 1-9999",
+    ),
+]
+SymbolRef = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=1024,
+        pattern=fields.ONE_LINE_PATTERN,
+        description="a qualified name (`pkg/mod.py::Class.method`), `Class.method`, or a bare "
+        "name when it is unique",
     ),
 ]
 MetadataKey = Annotated[
@@ -105,6 +116,22 @@ class WriteInput(_Input):
     supersedes: DocRef | None = Field(
         None, description="id of the note this one replaces; it is marked superseded"
     )
+    anchors: list[SymbolRef] = Field(
+        default_factory=list,
+        max_length=MAX_ANCHORS,
+        description="symbols this note is about (`pkg/mod.py::Class.method`, `Class.method` "
+        "or a unique name): the editor shows it when hovering them and flags it when their "
+        "code changes. An unknown or ambiguous symbol is an error and nothing is written",
+    )
+
+
+class AnchorInput(_Input):
+    id: DocRef
+    symbol: SymbolRef
+
+
+class UnanchorOutput(BaseModel):
+    removed: bool = Field(description="false when the note was not anchored there")
 
 
 class QueryInput(_Input):
@@ -113,7 +140,11 @@ class QueryInput(_Input):
     tags: list[Tag] = Field(
         default_factory=list, max_length=20, description="every tag listed must be present"
     )
-    kind: list[Kind] = Field(default_factory=list, description="note, session and/or code")
+    kind: list[Kind] = Field(
+        default_factory=list,
+        description="note, session, code and/or commit (git history); none named: all but "
+        "commits, with the best few matching commits added below equal notes",
+    )
     created_after: Instant | None = None
     created_before: Instant | None = None
     updated_after: Instant | None = None
@@ -212,17 +243,20 @@ def register(registry: ToolRegistry) -> None:
         "memory_write",
         title="Save a note",
         input=WriteInput,
-        output=WriteResult,
+        output=AnchoredWriteResult,
         read_only=False,
         idempotent=True,
     )
-    def memory_write(brain: Brain, p: WriteInput) -> WriteResult:
+    def memory_write(brain: Brain, p: WriteInput) -> AnchoredWriteResult:
         """Save a note, decision or finding to this workspace's memory so later sessions can
         find it. Use it when you learn something worth keeping: a decision and its reason, a
-        convention, a gotcha, the outcome of an investigation. To replace a note that is no
+        convention, a gotcha, the outcome of an investigation. Pass `anchors` (the symbols
+        it is about) so people see it when they read that code. To replace a note that is no
         longer true, pass its id as `supersedes`. Same content twice is stored once."""
-        return brain.write(
+        return write_anchored(
+            brain,
             p.content,
+            anchors=p.anchors,
             title=p.title,
             tags=p.tags,
             collection=p.collection,
@@ -230,6 +264,34 @@ def register(registry: ToolRegistry) -> None:
             source_path=p.source_path,
             supersedes=p.supersedes,
         )
+
+    @registry.tool(
+        "memory_anchor",
+        title="Anchor a note to code",
+        input=AnchorInput,
+        output=Anchored,
+        read_only=False,
+        idempotent=True,
+    )
+    def memory_anchor(brain: Brain, p: AnchorInput) -> Anchored:
+        """Attach an existing note or decision to a symbol of the code (function, class,
+        method), so the editor shows it when hovering that symbol and flags it as possibly
+        stale when the code changes. Use it when a saved note turns out to be about specific
+        code; anchoring again accepts the symbol's current code."""
+        return anchor(brain, p.id, p.symbol)
+
+    @registry.tool(
+        "memory_unanchor",
+        title="Detach a note from code",
+        input=AnchorInput,
+        output=UnanchorOutput,
+        read_only=False,
+        idempotent=True,
+    )
+    def memory_unanchor(brain: Brain, p: AnchorInput) -> UnanchorOutput:
+        """Detach a note from a symbol it was anchored to (the note itself is kept). Use it
+        when a note is no longer about that code."""
+        return UnanchorOutput(removed=unanchor(brain, p.id, p.symbol))
 
     _search_tool(
         registry,

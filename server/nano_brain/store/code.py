@@ -14,6 +14,9 @@ DOCS_COLLECTION = "docs"
 #: Prefix of a symbol document's ``source_path`` (``code://pkg/mod.py::Class.method``); the
 #: tombstone Brain.delete leaves for a code document is keyed on it.
 SYMBOL_SOURCE_PREFIX = "code://"
+#: Meta key set while a bulk load's symbol chunks wait for their full-text rows ("1"): a run
+#: killed before adding them leaves it set, and the next process repairs the indexes.
+FULLTEXT_PENDING_KEY = "code_fulltext_pending"
 
 # (qualified_name, name, kind, parent, signature, docstring, start, end, sha256, bases,
 #  search_text, content_hash, search_title, document metadata JSON, document uid)

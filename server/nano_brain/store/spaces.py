@@ -24,8 +24,8 @@ MODEL_KEYS: dict[Space, tuple[str, str]] = {
 }
 #: SQL for whether a document `d` belongs to a space.
 IN_SPACE: dict[Space, str] = {"text": "d.kind != 'code'", "code": "d.kind = 'code'"}
-KIND_KEYS = {"note": 0, "session": 1, "code": 2}
-KIND_SQL = "CASE d.kind WHEN 'note' THEN 0 WHEN 'session' THEN 1 ELSE 2 END"
+KIND_KEYS = {"note": 0, "session": 1, "code": 2, "commit": 3}
+KIND_SQL = "CASE d.kind WHEN 'note' THEN 0 WHEN 'session' THEN 1 WHEN 'commit' THEN 3 ELSE 2 END"
 #: The k-NN index's largest k.
 MAX_K = 4096
 

@@ -8,6 +8,7 @@ import { openMemory } from "./memory";
 import { recordDecision, retract, saveSelection, supersede } from "./notes";
 import { searchMemory, searchRelated } from "./search";
 import { wakeUp } from "./wakeUp";
+import { registerWhy } from "./why";
 
 export const COMMANDS = {
   saveSelection: "nanoBrain.saveSelection",
@@ -21,6 +22,7 @@ export const COMMANDS = {
   copyMcpConfig: "nanoBrain.copyMcpConfig",
   restartServer: "nanoBrain.restartServer",
   showLog: "nanoBrain.showLog",
+  why: "nanoBrain.why",
 } as const;
 
 export function registerCommands(ctx: Context): vscode.Disposable[] {
@@ -40,6 +42,8 @@ export function registerCommands(ctx: Context): vscode.Disposable[] {
     ),
     register(COMMANDS.restartServer, () => ctx.manager.restartAll("nano-brain: Restart Server")),
     register(COMMANDS.showLog, () => ctx.log.show()),
+    register(COMMANDS.why, () => vscode.commands.executeCommand("nano-brain.why")),
     registerAnchoredNotes(ctx),
+    registerWhy(ctx),
   ];
 }

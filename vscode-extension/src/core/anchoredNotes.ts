@@ -17,6 +17,8 @@ export interface AnchoredNote {
   snippet: string;
   /** When the note was written (ms since the epoch), if the server said. */
   createdMs: number | null;
+  /** Who wrote it ("agent (MCP)", "editor", ...), if the server said. */
+  author: string;
 }
 
 export interface AnchoredNotes {
@@ -63,6 +65,7 @@ function toNote(value: unknown): AnchoredNote | undefined {
     stale: staleness(raw["stale"]),
     snippet: str(raw["snippet"]),
     createdMs: instantMs(raw["created_at"] ?? raw["updated_at"]),
+    author: str(raw["author"]),
   };
 }
 
@@ -122,6 +125,7 @@ export function notePickItems(notes: AnchoredNotes, now = Date.now()): NotePickI
       label: `${note.stale !== null ? "$(warning)" : "$(note)"} ${note.title}`,
       description: [
         `#${note.id}`,
+        note.author !== "" ? `by ${note.author}` : "",
         note.createdMs !== null ? `${age(now - note.createdMs)} ago` : "",
         tags,
         marks.length ? `[${marks.join(", ")}]` : "",

@@ -12,6 +12,8 @@ export const SERVER_COMMANDS = {
   retract: "nano-brain.retract",
   /** The "N notes" CodeLens: `{symbol, root}` -> the notes anchored to that symbol. */
   notes: "nano-brain.notes",
+  /** The hover's link: `{symbol, root}` (or `{uri, position}`) -> the "why" view. */
+  why: "nano-brain.why",
 } as const;
 
 export const SEARCH_REQUEST = "nano-brain/search";

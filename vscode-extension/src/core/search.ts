@@ -101,7 +101,10 @@ export interface NoteRef {
   id: string;
 }
 
-export type VirtualDoc = { kind: "note"; folder: string; id: string } | { kind: "wake-up"; folder: string };
+export type VirtualDoc =
+  | { kind: "note"; folder: string; id: string }
+  | { kind: "wake-up"; folder: string }
+  | { kind: "why"; folder: string; symbol: string };
 
 function slug(title: string): string {
   const cleaned = title.replace(/[\\/:*?"<>|#?%\s]+/g, " ").trim().slice(0, 60);
@@ -118,11 +121,21 @@ export function wakeUpUriParts(folder: string, name: string): { path: string; qu
   return { path: `/wake-up ${slug(name)}.md`, query };
 }
 
+export function whyUriParts(folder: string, symbol: string): { path: string; query: string } {
+  const query = new URLSearchParams({ folder, view: "why", symbol }).toString();
+  const local = symbol.includes("::") ? symbol.slice(symbol.indexOf("::") + 2) : symbol;
+  return { path: `/why ${slug(local)}.md`, query };
+}
+
 export function parseVirtualQuery(query: string): VirtualDoc | undefined {
   const params = new URLSearchParams(query);
   const folder = params.get("folder");
   if (folder === null || folder === "") return undefined;
   if (params.get("view") === "wake-up") return { kind: "wake-up", folder };
+  if (params.get("view") === "why") {
+    const symbol = params.get("symbol");
+    return symbol === null || symbol === "" ? undefined : { kind: "why", folder, symbol };
+  }
   const id = params.get("id");
   return id === null || id === "" ? undefined : { kind: "note", folder, id };
 }

@@ -240,6 +240,67 @@ function M.supersede(line1, line2, old, text)
   exec("nano-brain.supersede", args, notify_saved)
 end
 
+--- :NanoBrainWhy [symbol]: why the code under the cursor (or SYMBOL) is like this, in a
+--- float: anchored notes and decisions, the commits that changed it, the sessions that
+--- edited its file. :NanoBrainWhy! puts the same in the quickfix list instead.
+function M.why(symbol, quickfix)
+  local args = { uri = vim.uri_from_bufnr(0) }
+  if symbol and symbol ~= "" then
+    args.symbol = symbol
+  else
+    local pos = vim.api.nvim_win_get_cursor(0)
+    args.position = { line = pos[1] - 1, character = pos[2] }
+  end
+  exec("nano-brain.why", args, function(view)
+    if not view then
+      return
+    end
+    M.last_why = view
+    if quickfix then
+      M.why_quickfix(view)
+      return
+    end
+    local lines = vim.split(view.text or "", "\n", { plain = true })
+    local buf, win = vim.lsp.util.open_floating_preview(lines, "markdown", {
+      border = "rounded",
+      max_width = math.min(100, vim.o.columns - 4),
+      max_height = math.max(10, math.floor(vim.o.lines * 0.6)),
+      focus_id = "nano-brain-why",
+    })
+    M.why_window = { buf = buf, win = win }
+  end)
+end
+
+--- The why view as quickfix entries at the symbol's lines (notes, commits, sessions).
+function M.why_quickfix(view)
+  local root = vim.uri_to_fname(vim.uri_from_bufnr(0))
+  local client = M.client()
+  if client and client.config and client.config.root_dir then
+    root = client.config.root_dir
+  end
+  local file = root .. "/" .. view.path
+  local lnum = view.lines[1]
+  local items = {}
+  for _, n in ipairs(view.notes or {}) do
+    local flags = n.decision and "decision, " or ""
+    if n.stale then
+      flags = flags .. "may be stale, "
+    end
+    table.insert(items, { filename = file, lnum = lnum,
+      text = ("note #%s %s (%sby %s)"):format(n.id, n.title, flags, n.author) })
+  end
+  for _, c in ipairs(view.commits or {}) do
+    table.insert(items, { filename = file, lnum = lnum,
+      text = ("commit %s %s — %s, %s"):format(c.hash:sub(1, 8), c.subject, c.author, c.date:sub(1, 10)) })
+  end
+  for _, t in ipairs(view.sessions or {}) do
+    table.insert(items, { filename = file, lnum = lnum,
+      text = ("session #%s %s (%s)"):format(t.id, t.title, t.updated_at:sub(1, 10)) })
+  end
+  vim.fn.setqflist({}, " ", { title = "nano-brain: why " .. view.symbol, items = items })
+  vim.cmd("copen")
+end
+
 function M.wake_up()
   exec("nano-brain.wakeUp", { uri = vim.uri_from_bufnr(0) }, function(result)
     vim.notify(result and result.text or "nano-brain: nothing yet")

@@ -32,12 +32,12 @@ class HealthChecks:
 
     def fulltext_problems(self: Store) -> dict[str, str]:
         """Full-text indexes that disagree with their content, with SQLite's message."""
-        from .store import LEXICAL_TABLES  # store imports this module
+        from .store import FULLTEXT_TABLES  # store imports this module
 
         problems: dict[str, str] = {}
         with self._lock:
             self._check_usable()
-            for table in LEXICAL_TABLES:
+            for table in FULLTEXT_TABLES:
                 try:
                     # rank 1: compare the index with the content table, not only with itself
                     self._db.execute(
@@ -49,8 +49,8 @@ class HealthChecks:
 
     def rebuild_fulltext(self: Store) -> None:
         """Rebuild every full-text index from its content (one transaction)."""
-        from .store import LEXICAL_TABLES
+        from .store import FULLTEXT_TABLES
 
         with self.transaction():
-            for table in LEXICAL_TABLES:
+            for table in FULLTEXT_TABLES:
                 self._exec(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")

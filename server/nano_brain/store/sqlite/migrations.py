@@ -486,7 +486,109 @@ CREATE INDEX IF NOT EXISTS consolidation_proposals_status
 UPDATE code_files SET sha256 = '', mtime_ns = -1 WHERE language IS NOT NULL;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
+# The git history as memory (docs/history.md): a commit is a document of kind 'commit' (the
+# documents' kind CHECK is widened by store._allow_commit_kind: SQLite cannot alter a CHECK,
+# and rebuilding `documents` would cascade into every table that references it). Beside it:
+# - git_commits: its hash and its place in the history (`seq`: parents before children);
+# - git_changes: the symbols whose lines it changed, by their qualified name at that commit;
+# - git_renames: files and symbols it renamed, so a symbol's history follows it back;
+# - document_files: the files a commit changed or a harvested session edited (kept from the
+#   session's metadata by the triggers below), for "sessions that edited this file".
+# Commit chunks (``chunks.symbol = 2``) have a full-text index of their own, commits_fts: a
+# search of notes and sessions never scores a repository's thousands of commit messages (bm25
+# is computed for every match before any filter), and the chunks_fts/chunks_tri triggers and
+# content views leave them out (chunks_fts is made again on a view: store._words_without_commits).
+# Every row cascades from its document. Like 7, 8 and 9, it may be applied again.
+_V10 = """
+CREATE VIEW IF NOT EXISTS commits_fts_content AS
+    SELECT id, title, body FROM chunks WHERE symbol = 2;
+CREATE VIRTUAL TABLE IF NOT EXISTS commits_fts USING fts5 (
+    title, body, content = 'commits_fts_content', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+DROP VIEW IF EXISTS chunks_tri_content;
+CREATE VIEW chunks_tri_content AS
+    SELECT id, title, CASE WHEN symbol = 1 THEN '' ELSE body END AS body FROM chunks
+    WHERE symbol != 2;
+DROP TRIGGER IF EXISTS chunks_ad;
+DROP TRIGGER IF EXISTS chunks_au;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks WHEN old.symbol != 2 BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO chunks_tri (chunks_tri, rowid, title, body)
+        VALUES ('delete', old.id, old.title, CASE WHEN old.symbol = 1 THEN '' ELSE old.body END);
+END;
+CREATE TRIGGER chunks_au AFTER UPDATE OF title, body ON chunks WHEN old.symbol != 2 BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO chunks_tri (chunks_tri, rowid, title, body)
+        VALUES ('delete', old.id, old.title, CASE WHEN old.symbol = 1 THEN '' ELSE old.body END);
+    INSERT INTO chunks_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+    INSERT INTO chunks_tri (rowid, title, body)
+        VALUES (new.id, new.title, CASE WHEN new.symbol = 1 THEN '' ELSE new.body END);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad_commit AFTER DELETE ON chunks WHEN old.symbol = 2 BEGIN
+    INSERT INTO commits_fts (commits_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au_commit AFTER UPDATE OF title, body ON chunks
+    WHEN old.symbol = 2
+BEGIN
+    INSERT INTO commits_fts (commits_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO commits_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+END;
+CREATE TABLE IF NOT EXISTS git_commits (
+    doc_id       INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+    workspace_id TEXT NOT NULL,
+    hash         TEXT NOT NULL,
+    seq          INTEGER NOT NULL,
+    committed_at REAL NOT NULL,
+    UNIQUE (workspace_id, hash)
+);
+CREATE INDEX IF NOT EXISTS git_commits_seq ON git_commits (seq);
+CREATE TABLE IF NOT EXISTS git_changes (
+    qualified_name TEXT NOT NULL,
+    doc_id         INTEGER NOT NULL REFERENCES git_commits (doc_id) ON DELETE CASCADE,
+    change         TEXT NOT NULL CHECK (change IN ('added', 'modified', 'renamed', 'removed')),
+    PRIMARY KEY (qualified_name, doc_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS git_changes_doc ON git_changes (doc_id);
+CREATE TABLE IF NOT EXISTS git_renames (
+    new_name TEXT NOT NULL,
+    old_name TEXT NOT NULL,
+    doc_id   INTEGER NOT NULL REFERENCES git_commits (doc_id) ON DELETE CASCADE,
+    kind     TEXT NOT NULL CHECK (kind IN ('file', 'symbol')),
+    PRIMARY KEY (new_name, doc_id, old_name)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS git_renames_doc ON git_renames (doc_id);
+CREATE TABLE IF NOT EXISTS document_files (
+    path   TEXT NOT NULL,
+    doc_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+    PRIMARY KEY (path, doc_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS document_files_doc ON document_files (doc_id);
+CREATE TRIGGER IF NOT EXISTS document_files_session_ai AFTER INSERT ON documents
+    WHEN new.kind = 'session' AND json_valid(new.metadata)
+BEGIN
+    INSERT OR IGNORE INTO document_files (path, doc_id)
+        SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
+        WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
+END;
+CREATE TRIGGER IF NOT EXISTS document_files_session_au AFTER UPDATE OF metadata ON documents
+    WHEN new.kind = 'session' AND json_valid(new.metadata)
+BEGIN
+    INSERT OR IGNORE INTO document_files (path, doc_id)
+        SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
+        WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
+END;
+INSERT OR IGNORE INTO document_files (path, doc_id)
+    SELECT j.value, d.id FROM documents d, json_each(d.metadata, '$.harvest.files_changed') j
+    WHERE d.kind = 'session' AND json_valid(d.metadata) AND j.type = 'text'
+      AND length(j.value) BETWEEN 1 AND 1024;
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 #: bm25 column weights: a title hit counts five times a body hit.
 BM25_WEIGHTS = (5.0, 1.0)
 LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
+#: Every full-text index: the two above, and the commits' own (migration 10).
+FULLTEXT_TABLES = (*LEXICAL_TABLES, "commits_fts")
 
 
 class SqliteStore(
@@ -381,8 +383,27 @@ class SqliteStore(
         joined and filtered; when that leaves too few (a selective filter, old versions or
         superseded notes crowding in), the full join runs instead.
         """
-        if table not in LEXICAL_TABLES:
+        if table not in FULLTEXT_TABLES:
             raise ValueError(table)
+        if table != "chunks_fts":  # commits have no trigram rows (migration 10)
+            return self._lexical_in(table, match, filters, limit, weights)
+        # words: commit chunks are in an index of their own (migration 10)
+        kinds = filters.allowed_kinds()
+        tables = [t for t, wanted in (("chunks_fts", any(k != "commit" for k in kinds)),
+                                      ("commits_fts", "commit" in kinds)) if wanted]  # fmt: skip
+        hits = [h for t in tables for h in self._lexical_in(t, match, filters, limit, weights)]
+        if len(tables) > 1:
+            hits.sort(key=lambda h: h.score)
+        return hits[:limit]
+
+    def _lexical_in(
+        self,
+        table: str,
+        match: str,
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float],
+    ) -> list[Hit]:
         where, params = self._predicate(filters)
         # rank inside FTS5 first, wider when user filters may reject many of the best matches
         widen = 16 if filters.has_user_filters() else 4
@@ -428,7 +449,7 @@ class SqliteStore(
                 errors += [str(r[0]) for r in rows if r[0] != "ok"]
             except sqlite.DatabaseError as exc:
                 errors.append(f"integrity_check: {exc}")
-            for table in LEXICAL_TABLES:
+            for table in FULLTEXT_TABLES:
                 try:
                     self._db.execute(
                         f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)"
@@ -461,11 +482,64 @@ class SqliteStore(
         }
 
 
+def _migrate_10(store: SqliteStore) -> None:
+    """Migration 10's steps that depend on the store's state (see migrations._V10)."""
+    _allow_commit_kind(store)
+    _words_without_commits(store)
+
+
+def _words_without_commits(store: SqliteStore) -> None:
+    """chunks_fts reads its content through a view without the commit chunks, which have an
+    index of their own: its 'rebuild' and 'integrity-check' then mean what they say. An FTS5
+    table cannot change its content table: it is made again and rebuilt, once."""
+    sql = store._rows("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks_fts'")
+    if sql and "chunks_fts_content" in sql[0][0]:
+        return
+    store._exec("DROP TABLE IF EXISTS chunks_fts")
+    store._exec(
+        "CREATE VIEW IF NOT EXISTS chunks_fts_content AS "
+        "SELECT id, title, body FROM chunks WHERE symbol != 2"
+    )
+    store._exec(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5 (title, body, "
+        "content = 'chunks_fts_content', content_rowid = 'id', "
+        "tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    store._exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')")
+
+
+def _allow_commit_kind(store: SqliteStore) -> None:
+    """Migration 10: documents of kind 'commit'. SQLite cannot alter a CHECK, and rebuilding
+    `documents` would cascade into every table that references it; widening an IN list
+    changes no stored row, which SQLite documents as a change the schema text may take
+    directly (lang_altertable.html, "making other kinds of table schema changes"). The schema
+    version is bumped so that other open connections read the new schema."""
+    old = "CHECK (kind IN ('note', 'session', 'code'))"
+    new = "CHECK (kind IN ('note', 'session', 'code', 'commit'))"
+    sql = store._rows("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents'")
+    if not sql or new in sql[0][0]:
+        return
+    if old not in sql[0][0]:
+        raise StoreError(f"store {store.path}: unexpected documents table, cannot add commits")
+    version = int(store._rows("PRAGMA schema_version")[0][0])
+    store._exec("PRAGMA writable_schema = ON")
+    try:
+        store._exec(
+            "UPDATE sqlite_master SET sql = replace(sql, ?, ?) "
+            "WHERE type = 'table' AND name = 'documents'",
+            (old, new),
+        )
+        store._exec(f"PRAGMA schema_version = {version + 1}")
+    finally:
+        store._exec("PRAGMA writable_schema = OFF")
+
+
 #: Parts of a migration that depend on the store's state (the vector index exists once a
 #: model is recorded, typed by its dimension): run in the migration's transaction after its SQL.
 _MIGRATION_STEPS: dict[int, Callable[[SqliteStore], None]] = {
     6: lambda store: None,  # superseded by 8, which rebuilds the k-NN indexes anyway
     8: SqliteStore._split_vector_spaces,
+    10: _migrate_10,
 }
 
 

@@ -125,10 +125,12 @@ class VectorStore(VectorModels):
 
     def pending_chunks(self: Store, limit: int, space: Space = "text") -> list[PendingChunk]:
         """Chunks of a space that have no vector yet, oldest first."""
+        # commits last: a repository's history queues thousands at once, and a note written
+        # meanwhile should not wait behind them for its vector
         rows = self._rows(
             "SELECT c.id, c.doc_id, c.title, c.heading, c.body, c.symbol FROM chunks c "
             f"JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 0 AND {IN_SPACE[space]} "
-            "ORDER BY c.id LIMIT ?",
+            "ORDER BY d.kind = 'commit', c.id LIMIT ?",
             (limit,),
         )
         return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
@@ -323,9 +325,9 @@ def _pushdown(filters: Filters) -> tuple[str, list[Any]]:
     """The part of the filters a vec0 scan can apply: kinds, collections, time bounds."""
     clauses: list[str] = []
     params: list[Any] = []
-    if filters.kinds:
-        clauses.append(f"kind IN ({','.join('?' * len(filters.kinds))})")
-        params.extend(KIND_KEYS[k] for k in filters.kinds)
+    kinds = filters.allowed_kinds()  # no kind named: no commits (filters.DEFAULT_KINDS)
+    clauses.append(f"kind IN ({','.join('?' * len(kinds))})")
+    params.extend(KIND_KEYS[k] for k in kinds)
     if filters.collections:
         clauses.append(f"coll IN ({','.join('?' * len(filters.collections))})")
         params.extend(collection_key(c) for c in filters.collections)

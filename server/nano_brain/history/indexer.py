@@ -1,0 +1,477 @@
+"""Index a workspace's git history: each commit a document, linked to the symbols it changed.
+
+One pass reads the log (``git log -p -U0 --raw``, oldest first), parses each changed source
+file before and after the commit (blobs read by ``git cat-file``, parsed in a small process
+pool), maps the hunks onto the symbols (:mod:`._symbols`) and writes the commits in batches.
+
+Incremental: the store remembers the HEAD it indexed and the window (``history.max_commits``,
+``history.since``). When the new HEAD descends from it, only the commits since are read; when
+the history was rewritten (amend, rebase, reset), the commits since the fork point are read
+and the stored commits no longer in the window are deleted, so nothing is duplicated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import os
+import re
+import secrets
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..chunking import chunk_text
+from ..codeindex import DEFAULT_MAX_BYTES, language_for_path
+from ..fields import is_tag
+from ..store.history import COMMIT_SOURCE_PREFIX, CommitRows, HistoryStore
+from ..timeutil import iso
+from ._git import BlobReader, FileChange, Git, GitError, RawCommit, RepoInfo
+from ._symbols import Span, changed_symbols, spans_of
+
+if TYPE_CHECKING:
+    from ..brain import Brain
+
+log = logging.getLogger(__name__)
+
+HistoryProgress = Callable[[str, int, int], None]
+#: Commits written per transaction: other writers wait at most about this long's work.
+BATCH = 1000
+#: Fewer blobs than this are parsed in this process (a pool costs more to start).
+POOL_THRESHOLD = 64
+_FILES_IN_CONTENT = 50
+_FILES_IN_METADATA = 200
+_META_HEAD = "history_head"
+_META_WINDOW = "history_window"
+#: "1" when the history indexed last came from a shallow clone (views say so).
+META_SHALLOW = "history_shallow"
+#: Ticket-like words that are no tickets (encodings, hashes, standards).
+_NOT_TICKETS = frozenset({"UTF", "SHA", "ISO", "PEP", "RFC", "ES", "MD", "TLS", "SSL", "HTTP"})
+
+
+@dataclass(slots=True)
+class HistoryReport:
+    """What one history pass did."""
+
+    state: str = "indexed"
+    """indexed, up-to-date, disabled, no-git (not a repository), git-missing, no-commits"""
+    message: str = ""
+    head: str | None = None
+    shallow: bool = False
+    added: int = 0
+    removed: int = 0
+    commits: int = 0
+    symbol_links: int = 0
+    file_links: int = 0
+    renames: int = 0
+    parsed_blobs: int = 0
+    workers: int = 1
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class HistoryIndexer:
+    def __init__(self, brain: Brain, *, workers: int | None = None) -> None:
+        self.brain = brain
+        self.config = brain.config.history
+        self.store = HistoryStore(brain.store)
+        self.workers = max(1, workers if workers is not None else min(2, os.cpu_count() or 1))
+        patterns = brain.config.harvest.ticket_patterns
+        self._tickets = [re.compile(p) for p in patterns]
+
+    def run(self, progress: HistoryProgress | None = None) -> HistoryReport:
+        started = time.perf_counter()
+        report = HistoryReport()
+        try:
+            self._run(report, progress or (lambda phase, done, total: None))
+        except GitError as exc:
+            report.state, report.message = "failed", str(exc)
+            report.errors.append(str(exc))
+        report.seconds = round(time.perf_counter() - started, 3)
+        if report.state in ("indexed", "up-to-date"):
+            for key, value in self.store.counts().items():
+                setattr(report, key, value)
+        return report
+
+    def _run(self, report: HistoryReport, notify: HistoryProgress) -> None:
+        cfg = self.config
+        if not cfg.enabled:
+            report.state, report.message = "disabled", "history.enabled is off"
+            return
+        if not self.store.kept:
+            report.state = "disabled"
+            report.message = "a team store keeps no git history (it is per clone)"
+            return
+        try:
+            git = Git(self.brain.root)
+        except GitError as exc:
+            report.state, report.message = "git-missing", str(exc)
+            return
+        info = git.info()
+        if info is None:
+            report.state = "no-git"
+            report.message = "not a git repository: no history to index"
+            return
+        report.head, report.shallow = info.head, info.shallow
+        if info.shallow:
+            report.message = (
+                "shallow clone: history starts at the clone's depth "
+                "(`git fetch --unshallow` for all of it)"
+            )
+        if info.head is None:
+            report.state = "no-commits"
+            report.message = "the repository has no commits yet"
+            return
+        store = self.brain.store
+        window = f"{cfg.max_commits}|{cfg.since or ''}"
+        known = store.meta_get(_META_HEAD)
+        stored = self.store.hashes()
+        if known == info.head and store.meta_get(_META_WINDOW) == window and stored:
+            report.state = "up-to-date"
+            return
+        full = not known or not stored or store.meta_get(_META_WINDOW) != window
+        exclude: list[str] = []
+        forward = False
+        if not full and known:
+            if git.is_ancestor(known, info.head):
+                exclude, forward = [known], True
+            else:
+                base = git.run("merge-base", known, info.head, check=False).strip()
+                exclude = [base] if base in stored else []
+        notify("history", 0, 0)
+        skip = {t.source for t in store.tombstones() if t.source.startswith(COMMIT_SOURCE_PREFIX)}
+        fresh = [
+            c
+            for c in git.log(
+                info.head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since
+            )  # fmt: skip
+            if c.hash not in stored and COMMIT_SOURCE_PREFIX + c.hash not in skip
+        ]
+        gone: list[str] = []
+        if not forward:
+            wanted = set(git.rev_list(info.head, max_count=cfg.max_commits, since=cfg.since))
+            gone = [h for h in stored if h not in wanted]
+        spans = self._parse_blobs(git, info, fresh, report, notify)
+        reader = BlobReader(git, DEFAULT_MAX_BYTES) if fresh else None
+        try:
+            self._write(fresh, spans, reader, info, report, notify, gone, forward)
+        finally:
+            if reader is not None:
+                reader.close()
+        with store.transaction():
+            store.meta_set(_META_HEAD, info.head)
+            store.meta_set(_META_WINDOW, window)
+            store.meta_set(META_SHALLOW, "1" if info.shallow else "0")
+            store.audit(
+                at=time.time(),
+                actor=self.brain.actor,
+                action="history",
+                details={"head": info.head, "added": report.added, "removed": report.removed},
+            )
+
+    # -- blobs ---------------------------------------------------------------------------------
+
+    def _parse_blobs(
+        self,
+        git: Git,
+        info: RepoInfo,
+        commits: list[RawCommit],
+        report: HistoryReport,
+        notify: HistoryProgress,
+    ) -> dict[tuple[str, str], list[Span] | None]:
+        """Symbols of every blob the mapping needs, parsed once each: (blob, language) ->
+        spans (None when it could not be read or parsed)."""
+        jobs: dict[tuple[str, str], str] = {}  # a blob made by one commit is parsed once
+        for commit in commits:
+            for change in self._mapped_files(commit, info):
+                before = _language(change.old_path)
+                if change.old_blob and before:
+                    jobs.setdefault((change.old_blob, before), change.old_path or "")
+                after = _language(change.new_path)
+                if change.new_blob and after:
+                    jobs.setdefault((change.new_blob, after), change.new_path or "")
+        work = [(path, sha) for (sha, _), path in jobs.items()]
+        report.parsed_blobs = len(work)
+        self._used_workers = 1
+        out: dict[tuple[str, str], list[Span] | None] = {}
+        total = len(work)
+        notify("symbols", 0, total)
+        for i, (path, sha, spans) in enumerate(self._results(git, work)):
+            out[(sha, _language(path) or "")] = spans
+            if i % 500 == 0:
+                notify("symbols", i, total)
+        notify("symbols", total, total)
+        report.workers = self._used_workers
+        return out
+
+    def _results(
+        self, git: Git, work: list[tuple[str, str]]
+    ) -> Iterator[tuple[str, str, list[Span] | None]]:
+        if len(work) < POOL_THRESHOLD or self.workers == 1:
+            self._used_workers = 1
+            _init_worker(str(git.root))
+            try:
+                yield from map(_parse_job, work)
+            finally:
+                _close_worker()
+            return
+        self._used_workers = self.workers
+        with ProcessPoolExecutor(
+            self.workers,
+            mp_context=_pool_context(),
+            initializer=_init_worker,
+            initargs=(str(git.root),),
+        ) as pool:
+            yield from pool.map(_parse_job, work, chunksize=64)
+
+    def _mapped_files(self, commit: RawCommit, info: RepoInfo) -> list[FileChange]:
+        """The files whose symbols a commit is linked to: none for merges (their changes are
+        their parents'), for the first commit of a shallow clone (it seems to add every
+        file), and past ``history.max_files_per_commit``."""
+        if len(commit.parents) > 1 or commit.hash in info.boundary:
+            return []
+        return commit.files[: self.config.max_files_per_commit]
+
+    # -- rows ------------------------------------------------------------------------------------
+
+    def _write(
+        self,
+        fresh: list[RawCommit],
+        spans: dict[tuple[str, str], list[Span] | None],
+        reader: BlobReader | None,
+        info: RepoInfo,
+        report: HistoryReport,
+        notify: HistoryProgress,
+        gone: list[str],
+        forward: bool,
+    ) -> None:
+        store = self.brain.store
+        seq = self.store.max_seq()
+        total = len(fresh)
+        cache: OrderedDict[str, bytes | None] = OrderedDict()
+
+        def blob(sha: str | None) -> bytes | None:
+            if sha is None or reader is None:
+                return None
+            if sha not in cache:
+                cache[sha] = reader.read(sha)
+                if len(cache) > 64:
+                    cache.popitem(last=False)
+            return cache[sha]
+
+        if gone:
+            with store.transaction():
+                report.removed += self.store.delete_commits(gone)
+        for start in range(0, total, BATCH):
+            rows: list[CommitRows] = []
+            for commit in fresh[start : start + BATCH]:
+                seq += 1
+                rows.append(self._rows(commit, seq, spans, blob, info))
+            now = time.time()
+            with store.transaction():
+                report.added += self.store.add_commits(rows, now)
+            notify("history", min(total, start + BATCH), total)
+        if forward or gone or fresh:
+            with store.transaction():
+                report.removed += self.store.keep_newest(self.config.max_commits)
+
+    def _rows(
+        self,
+        commit: RawCommit,
+        seq: int,
+        spans: dict[tuple[str, str], list[Span] | None],
+        blob: Callable[[str | None], bytes | None],
+        info: RepoInfo,
+    ) -> CommitRows:
+        boundary = commit.hash in info.boundary
+        changes: list[tuple[str, str]] = []
+        renames: list[tuple[str, str, str]] = []
+        for change in self._mapped_files(commit, info):
+            if change.status == "R" and change.old_path and change.new_path:
+                renames.append((change.old_path, change.new_path, "file"))
+            before_lang, after_lang = _language(change.old_path), _language(change.new_path)
+            before = _side(spans, change.old_blob, before_lang)
+            after = _side(spans, change.new_blob, after_lang)
+            if before is None or after is None or not (before_lang or after_lang):
+                continue  # not source code, or a side that could not be read
+            found, renamed = changed_symbols(
+                change.hunks,
+                before,
+                after,
+                lambda c=change: (blob(c.old_blob), blob(c.new_blob)),  # type: ignore[misc]
+            )
+            old_path, new_path = change.old_path or "", change.new_path or ""
+            for name, how in found:
+                path = old_path if how == "removed" else new_path
+                changes.append((f"{path}::{name}", how))
+            renames.extend((f"{old_path}::{o}", f"{new_path}::{n}", "symbol") for o, n in renamed)
+        files = [] if boundary else [f.path for f in commit.files]
+        return _commit_rows(
+            commit, seq, changes, renames, files, self._ticket_tags(commit.message), boundary
+        )
+
+    def _ticket_tags(self, message: str) -> list[str]:
+        tags: list[str] = []
+        for pattern in self._tickets:
+            for match in pattern.finditer(message[:4000]):
+                ticket = match.group(0)
+                if ticket.split("-", 1)[0] in _NOT_TICKETS:
+                    continue
+                tag = f"ticket:{ticket}"
+                if is_tag(tag) and tag not in tags:
+                    tags.append(tag)
+        return tags[:20]
+
+
+def _language(path: str | None) -> str | None:
+    return language_for_path(path) if path else None
+
+
+def _side(
+    spans: dict[tuple[str, str], list[Span] | None], blob: str | None, language: str | None
+) -> list[Span] | None:
+    """One side of a changed file: no symbols when the side does not exist (an added or a
+    deleted file), None when it was not parsed (not source code, or unreadable)."""
+    if not blob:
+        return []
+    return spans.get((blob, language)) if language else None
+
+
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied",
+           "T": "type changed"}  # fmt: skip
+
+
+def _file_meta(change: FileChange) -> dict[str, str]:
+    meta = {"path": change.path, "status": change.status}
+    if change.status == "R" and change.old_path:
+        meta["from"] = change.old_path
+    return meta
+
+
+def _commit_rows(
+    commit: RawCommit,
+    seq: int,
+    changes: list[tuple[str, str]],
+    renames: list[tuple[str, str, str]],
+    files: list[str],
+    tags: list[str],
+    boundary: bool,
+) -> CommitRows:
+    subject, _, body = commit.message.partition("\n")
+    subject = " ".join(subject.split())[:200] or f"commit {commit.hash[:10]}"
+    listed = commit.files if not boundary else []
+    described = [
+        f"{f.path} ({_STATUS.get(f.status, f.status)}"
+        + (f" from {f.old_path}" if f.status == "R" else "")
+        + ")"
+        for f in listed[:_FILES_IN_CONTENT]
+    ]
+    if len(listed) > _FILES_IN_CONTENT:
+        described.append(f"… and {len(listed) - _FILES_IN_CONTENT} more")
+    parts = [subject]
+    if body.strip():
+        parts += ["", body.strip()]
+    parts += [
+        "",
+        f"commit {commit.hash}",
+        f"Author: {commit.author} <{commit.email}>",
+        f"Date: {iso(commit.authored_at)}",
+    ]
+    if len(commit.parents) > 1:
+        parts.append("Merge: " + " ".join(p[:10] for p in commit.parents))
+    if described:
+        parts.append("Files changed: " + ", ".join(described))
+    content = "\n".join(parts)
+    metadata: dict[str, Any] = {
+        "hash": commit.hash,
+        "parents": commit.parents,
+        "author": commit.author,
+        "email": commit.email,
+        "authored_at": iso(commit.authored_at),
+        "committed_at": iso(commit.committed_at),
+        "files": [f.path for f in listed[:_FILES_IN_METADATA]],
+        "file_changes": [_file_meta(f) for f in listed[:_FILES_IN_METADATA]],
+        "files_total": len(listed),
+        "symbols": len(changes),
+        "tickets": [t[len("ticket:") :] for t in tags],
+    }
+    if len(commit.parents) > 1:
+        metadata["merge"] = True
+    if boundary:
+        metadata["shallow_boundary"] = True
+    chunks = [
+        (c.seq, c.text, c.heading, c.start_line, c.end_line)
+        for c in chunk_text(content, max_chars=2000, overlap_chars=200)
+    ]
+    return CommitRows(
+        hash=commit.hash,
+        seq=seq,
+        uid=secrets.token_hex(6),
+        title=subject,
+        content=content,
+        content_hash=hashlib.sha256(content.encode("utf-8", "replace")).hexdigest(),
+        metadata=metadata,
+        authored_at=commit.authored_at,
+        committed_at=commit.committed_at,
+        chunks=chunks,
+        tags=tags,
+        changes=changes,
+        renames=renames,
+        files=files,
+    )
+
+
+# -- the parse workers -------------------------------------------------------------------------
+
+_reader: BlobReader | None = None
+
+
+def _init_worker(root: str) -> None:
+    global _reader
+    _reader = BlobReader(Git(Path(root)), DEFAULT_MAX_BYTES)
+
+
+def _close_worker() -> None:
+    global _reader
+    if _reader is not None:
+        _reader.close()
+        _reader = None
+
+
+def _parse_job(job: tuple[str, str]) -> tuple[str, str, list[Span] | None]:
+    path, sha = job
+    assert _reader is not None
+    data = _reader.read(sha)
+    if data is None or b"\x00" in data[:8000]:
+        return path, sha, None
+    try:
+        return path, sha, spans_of(path, data)
+    except Exception as exc:  # a file the parser cannot take is skipped, not fatal
+        log.debug("cannot parse %s at %s: %s", path, sha[:10], exc)
+        return path, sha, None
+
+
+def _pool_context() -> Any:
+    # fork is fast, but forking a process that runs other threads (the editor sidecar) can
+    # deadlock the children: a forkserver then, which imports the parser once
+    if sys.platform.startswith("linux"):
+        if threading.active_count() == 1:
+            return multiprocessing.get_context("fork")
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def tickets_in(tags: Iterable[str]) -> list[str]:
+    return [t[len("ticket:") :] for t in tags if t.startswith("ticket:")]

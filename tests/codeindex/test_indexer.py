@@ -1,0 +1,103 @@
+"""An index run pauses the cyclic garbage collector and always gives it back as it found it."""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nano_brain import Brain
+from nano_brain.codeindex.service import CodeIndex
+from nano_brain.config import load_config
+
+
+@pytest.fixture
+def collector_restored() -> Iterator[None]:
+    was = gc.isenabled()
+    yield
+    if was:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+def _brain(tmp: Path, name: str) -> Brain:
+    root = tmp / name
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "a.py").write_text(
+        "def helper():\n    return 1\n\n\ndef run():\n    helper()\n"
+    )
+    config = load_config(root, overrides={"embedding": {"provider": "none"}})
+    return Brain(root, config=config, db_path=tmp / f"{name}.db")
+
+
+@pytest.mark.usefixtures("collector_restored")
+def test_the_collector_is_off_during_a_run_and_back_after_it(tmp_path: Path) -> None:
+    gc.enable()
+    during: list[bool] = []
+    with _brain(tmp_path, "ws") as brain:
+        report = CodeIndex(brain, workers=1).index(lambda *_: during.append(gc.isenabled()))
+        assert report.symbols == 2 and report.resolved_calls == 1
+        assert during and not any(during)
+        assert gc.isenabled()
+
+        # a run that fails midway gives the collector back too
+        (brain.root / "pkg" / "b.py").write_text("def other():\n    pass\n")
+
+        def fail(phase: str, done: int, total: int) -> None:
+            raise RuntimeError("stop")
+
+        with pytest.raises(RuntimeError, match="stop"):
+            CodeIndex(brain, workers=1).index(fail)
+        assert gc.isenabled()
+
+        # and a collector that was off stays off
+        gc.disable()
+        (brain.root / "pkg" / "c.py").write_text("def third():\n    pass\n")
+        CodeIndex(brain, workers=1).index()
+        assert not gc.isenabled()
+
+
+@pytest.mark.usefixtures("collector_restored")
+def test_overlapping_runs_on_two_stores_leave_the_collector_on(tmp_path: Path) -> None:
+    gc.enable()
+    brains = [_brain(tmp_path, "one"), _brain(tmp_path, "two")]
+    started = [threading.Event(), threading.Event()]
+    release = [threading.Event(), threading.Event()]
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        def hold(phase: str, done: int, total: int) -> None:
+            started[i].set()
+            release[i].wait(30)
+
+        try:
+            CodeIndex(brains[i], workers=1).index(hold)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in (0, 1)]
+    try:
+        threads[0].start()
+        assert started[0].wait(30)
+        threads[1].start()
+        assert started[1].wait(30)
+        # the first run ends while the second is still inside its run: still off
+        release[0].set()
+        threads[0].join(60)
+        assert not gc.isenabled()
+        release[1].set()
+        threads[1].join(60)
+        assert errors == [] and not any(t.is_alive() for t in threads)
+        assert gc.isenabled()
+    finally:
+        for event in release:
+            event.set()
+        for t in threads:
+            if t.is_alive():
+                t.join(60)
+        for brain in brains:
+            brain.close()
