@@ -304,3 +304,54 @@ def test_store_init_creates_the_schema_grants_the_app_role_and_builds_knn_indexe
     with Brain(root, config=config, provider=TinyEmbedder()) as brain:
         hits = brain.search(SearchRequest(query="topic3 ledger", mode="vector")).results
         assert hits and all("topic3" in h.title or "ledger" in h.title for h in hits)
+
+
+def _git_repo(root: Path, messages: list[str]) -> None:
+    """A repository with one commit per message (no user or system git configuration)."""
+    env = {
+        "PATH": __import__("os").environ["PATH"],
+        "HOME": str(root),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "ada@example.com",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "ada@example.com",
+    }
+    root.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, env=env, check=True)
+    for i, message in enumerate(messages):
+        (root / f"f{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+        subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+        subprocess.run(["git", "commit", "-q", "-m", message], cwd=root, env=env, check=True)
+
+
+def test_the_git_history_stays_with_the_clone_and_out_of_the_team_store(
+    tmp_path: Path, app_url: str
+) -> None:
+    """A clone's git history is per clone like its code index: `store migrate` leaves its
+    commits behind, and in team mode the history is not indexed and finds nothing."""
+    from nano_brain.history import History
+    from nano_brain.store.history import HistoryStore
+
+    root = tmp_path / "ws"
+    _git_repo(root, ["Add the zeppelin loader", "Teach the zeppelin loader retries"])
+    local_config = load_config(root, overrides={"embedding": {"provider": "none"}})
+    with Brain(root, config=local_config, db_path=tmp_path / "local.db") as local:
+        assert History(local).index().commits == 2
+        local.write("The zeppelin loader retries twice.", title="Zeppelin retries")
+        local_id = local.workspace_id
+    source = SqliteStore(tmp_path / "local.db", local_id)
+    team = PostgresStore(app_url, "team/history", path=tmp_path / "x.db")
+    try:
+        assert copy_memory(source, team).documents == 1  # the note, not the two commits
+        assert team.list_documents(Filters(kinds=("commit",))) == []
+    finally:
+        source.close()
+        team.close()
+    with _team_brain(root, app_url, "team/history") as brain:
+        report = History(brain).index()
+        assert report.state == "disabled" and report.commits == 0
+        assert HistoryStore(brain.store).commit_count() == 0
+        hits = brain.search(SearchRequest(query="zeppelin loader", mode="lexical")).results
+        assert [h.title for h in hits] == ["Zeppelin retries"]

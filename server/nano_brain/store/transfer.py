@@ -6,8 +6,8 @@ anchors, consolidation proposals and the audit log with its times and actors.
 Internal row ids are the target's own (a team database numbers rows across workspaces). Running
 it again copies only what is missing: a version already there (same uid and version), a
 status change, tombstone, anchor, proposal or audit row already there is skipped. Code
-documents stay behind: the code index is local to each clone and is rebuilt by `nano-brain
-index`.
+and commit documents stay behind: the code index and the git history are local to each clone
+and are rebuilt by `nano-brain index`.
 """
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ def copy_memory(source: SqlStore, target: SqlStore) -> Copied:
             )
         }
         docs = source._rows(
-            f"SELECT id, {_DOC} FROM documents WHERE workspace_id = ? AND kind != 'code' "
-            "ORDER BY id",
+            f"SELECT id, {_DOC} FROM documents WHERE workspace_id = ? "
+            "AND kind NOT IN ('code', 'commit') ORDER BY id",
             (ws_from,),
         )
         for row in docs:
