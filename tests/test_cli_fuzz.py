@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from nano_brain import paths
 from nano_brain.cli import main
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 ARGV_CHAR = st.characters(codec="utf-8") | st.sampled_from(["\udcff", "\udc80", "\x00"])
 """Any text a shell could pass, as Python sees it (undecodable bytes become \\udc80-\\udcff)."""

@@ -167,6 +167,7 @@ def test_forget_a_note_with_a_source_leaves_a_tombstone(tiny_brain: Brain) -> No
         tiny_brain.unforget("never-deleted.md")
 
 
+@pytest.mark.sqlite_only  # reads the SQLite file's own tables
 def test_delete_removes_every_version_and_derived_row(tiny_brain: Brain) -> None:
     tiny_brain.write("v1 text", source_path="a.md")
     tiny_brain.write("v2 text", source_path="a.md")
@@ -222,6 +223,7 @@ def test_audit_log_is_append_only_except_an_explicit_logged_prune(tiny_brain: Br
     assert [e.action for e in tiny_brain.log()] == ["prune-log"]
 
 
+@pytest.mark.sqlite_only  # reads the SQLite file's own tables
 def test_scope_no_read_path_returns_another_workspace(tmp_path: Path, real_provider) -> None:
     roots = {name: tmp_path / name for name in ("alpha", "beta")}
     secrets = {

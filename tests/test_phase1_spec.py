@@ -14,9 +14,9 @@ from nano_brain.config import load_config
 from nano_brain.paths import workspace_id
 from nano_brain.search import decay_score, usage_boost
 from nano_brain.store import Store
-from nano_brain.store._sqlite import load_vec, sqlite_module
-from nano_brain.store.migrations import MIGRATIONS
-from nano_brain.store.store import _statements
+from nano_brain.store.sqlite._driver import load_vec, sqlite_module
+from nano_brain.store.sqlite.migrations import MIGRATIONS
+from nano_brain.store.sqlite.store import _statements
 
 from .conftest import TinyEmbedder
 
@@ -199,6 +199,7 @@ def test_existing_database_without_decay_columns(tmp_path: Path) -> None:
     assert len(hits) == 1
 
 
+@pytest.mark.sqlite_only  # reads the SQLite file's own tables
 def test_existing_documents_after_migration(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     _v1_store(path, workspace_id(tmp_path.resolve()))

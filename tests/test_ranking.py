@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from nano_brain import Brain, SearchRequest
 from nano_brain.config import load_config
 
@@ -80,6 +82,7 @@ def test_tracking_can_be_switched_off(workspace: Path, real_provider: object) ->
         assert brain.store.find_current(doc.id).access_count == 0  # type: ignore[union-attr]
 
 
+@pytest.mark.sqlite_only  # reads the code documents' table (local in team mode)
 def test_code_index_lookups_are_not_accesses(workspace: Path, real_provider: object) -> None:
     from nano_brain.codeindex import CodeIndex
 

@@ -35,7 +35,7 @@ from click.testing import CliRunner
 
 from nano_brain.cli import main
 from nano_brain.harvest.claude_code import encode_cwd
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 from ._credentials import Shape, credential_shapes, fragments
 from .mcp.conftest import Env, Served, nano_brain_command

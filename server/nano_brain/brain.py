@@ -34,9 +34,9 @@ from .models import (
 )
 from .redact import redact_text
 from .search import SearchPipeline, SearchRequest, VectorAccess
-from .store import ChunkRow, DocumentRow, Store
+from .store import ChunkRow, DocumentRow, open_store
 from .store.code import FULLTEXT_PENDING_KEY
-from .store.vectors import Space
+from .store.spaces import Space
 from .text import one_line
 from .timeutil import iso, parse_duration, parse_instant
 
@@ -79,11 +79,7 @@ class Brain(VectorAccess):
         self.config_warnings: list[str] = loaded.warnings if loaded else []
         self.workspace_id = paths.workspace_id(self.root)
         path = db_path or self.config.storage.db_path or paths.default_db_path(self.root)
-        self.store = Store(
-            Path(path).expanduser(),
-            self.workspace_id,
-            busy_timeout_ms=self.config.storage.busy_timeout_ms,
-        )
+        self.store = open_store(self.config, Path(path).expanduser(), self.workspace_id, self.root)
         self.embedder = Embedder(
             self.store, self.config.embedding, text=provider, code=code_provider
         )

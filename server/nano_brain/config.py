@@ -54,6 +54,27 @@ class StorageConfig(_Section):
     """Evict documents when the store grows past this (e.g. `500MB`); None = no limit."""
     evict_decisions: bool = False
     """Let eviction remove active decisions too (pinned documents are never evicted)."""
+    url: str | None = None
+    """A team store: `postgresql://user@host:5432/db` (notes, sessions, audit log shared by
+    everyone on the same `workspace`); None = the local SQLite file. Never with a password:
+    libpq reads it from PGPASSWORD or ~/.pgpass."""
+    workspace: str | None = Field(None, min_length=1, max_length=200)
+    """The workspace's name in a team store; default: the git remote `origin` of the
+    repository (so every clone shares it), else this folder's id."""
+    vector_index: Literal["ivfflat", "hnsw", "exact"] = "ivfflat"
+    """The team store's approximate k-NN index (pgvector): ivfflat, hnsw or exact scans."""
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from .store.postgres._connect import check_url
+
+        try:
+            return check_url(value.strip())
+        except NanoBrainError as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("max_size")
     @classmethod
@@ -286,6 +307,11 @@ def _positive_duration(value: str) -> str:
     return value
 
 
+class UserConfig(_Section):
+    name: str | None = Field(None, min_length=1, max_length=200)
+    """Who you are in a team store's audit log; default: git's `user.name`."""
+
+
 class HistoryConfig(_Section):
     """The git history as memory (see docs/history.md)."""
 
@@ -311,6 +337,7 @@ class HistoryConfig(_Section):
 
 class Config(_Section):
     storage: StorageConfig = Field(default_factory=StorageConfig)
+    user: UserConfig = Field(default_factory=UserConfig)
     harvest: HarvestConfig = Field(default_factory=HarvestConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
@@ -512,7 +539,14 @@ _REPR.maxlevel = 3
 
 
 def _brief(value: Any, *, quoted: bool = True) -> str:
-    """A value for a warning: bounded, however long or deep what the user wrote is."""
+    """A value for a warning: bounded, however long or deep what the user wrote is, and
+    without the password of a URL."""
     if not quoted and isinstance(value, str) and value.isprintable() and len(value) <= 80:
         return value  # a key as the user typed it; anything odd is shown quoted
+    if isinstance(value, str):
+        value = _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", value))
     return _REPR.repr(value)
+
+
+_URL_PASSWORD = re.compile(r"(://[^/@:\s]*:)[^/@\s]*@")
+_QUERY_PASSWORD = re.compile(r"(password=)[^&\s]*", re.IGNORECASE)

@@ -39,7 +39,7 @@ from .errors import InvalidInputError, NanoBrainError, NotFoundError
 from .filters import Filters
 from .redact import redact_text
 from .store.consolidation import ProposalRow, cluster_key
-from .store.store import DocumentRow
+from .store.rows import DocumentRow
 
 if TYPE_CHECKING:
     import numpy as np

@@ -22,8 +22,9 @@ from typing import Any
 from .config import EmbeddingConfig
 from .embedding import EmbeddingProvider, configured_name, create_provider
 from .errors import EmbeddingError, ModelMismatchError
-from .store import Store
-from .store.vectors import SPACES, PendingChunk, Space, space_of_kind
+from .store.interface import MemoryStore
+from .store.rows import PendingChunk
+from .store.spaces import SPACES, Space, space_of_kind
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ class Embedder:
 
     def __init__(
         self,
-        store: Store,
+        store: MemoryStore,
         config: EmbeddingConfig,
         *,
         text: EmbeddingProvider | None = UNSET,

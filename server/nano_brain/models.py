@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .store import DocumentRow
-from .store.store import AuditRow
+from .store.rows import AuditRow
 from .timeutil import iso
 
 
@@ -71,6 +71,7 @@ class AuditEntry(BaseModel):
     prev_status: str | None
     new_status: str | None
     details: dict[str, Any]
+    person: str | None = Field(None, description="who made it (user.name), in a team store")
 
     @classmethod
     def from_row(cls, row: AuditRow) -> AuditEntry:
@@ -84,6 +85,7 @@ class AuditEntry(BaseModel):
             prev_status=row.prev_status,
             new_status=row.new_status,
             details=row.details,
+            person=row.person,
         )
 
 

@@ -22,8 +22,9 @@ from .embedding import EmbeddingProvider
 from .errors import InvalidInputError, NanoBrainError
 from .filters import Filters, Kind, Status
 from .models import SearchHit, SearchResponse
-from .store import BM25_WEIGHTS, DocumentRow, Hit, Store
-from .store.vectors import MAX_K, Space, spaces_for
+from .store import BM25_WEIGHTS, DocumentRow, Hit
+from .store.interface import MemoryStore
+from .store.spaces import MAX_K, Space, spaces_for
 from .timeutil import iso, parse_duration, parse_instant
 
 if TYPE_CHECKING:  # numpy only when the vector leg runs
@@ -163,7 +164,7 @@ class SearchPipeline:
     request computes is passed along and returned.
     """
 
-    def __init__(self, store: Store, config: Config, vectors: VectorAccess) -> None:
+    def __init__(self, store: MemoryStore, config: Config, vectors: VectorAccess) -> None:
         self._store = store
         self._config = config.search
         self._decay = config.decay

@@ -8,9 +8,9 @@ from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.search import SearchRequest
-from nano_brain.store._sqlite import sqlite_module
-from nano_brain.store.migrations import MIGRATIONS
-from nano_brain.store.store import _statements
+from nano_brain.store.sqlite._driver import sqlite_module
+from nano_brain.store.sqlite.migrations import MIGRATIONS
+from nano_brain.store.sqlite.store import _statements
 
 from ..store._rewind import undo_migration_10
 from .conftest import write_tree

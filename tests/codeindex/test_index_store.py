@@ -14,7 +14,7 @@ from nano_brain.codeindex.service import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.errors import InvalidInputError, NotFoundError
 from nano_brain.search import validate_request
-from nano_brain.store.code import CodeStore
+from nano_brain.store import CodeStore
 
 from .conftest import write_tree
 

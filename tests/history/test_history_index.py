@@ -357,7 +357,7 @@ def test_a_huge_file_is_listed_but_not_read(repo: Repo, brain_of: BrainOf) -> No
 def test_commits_have_a_full_text_index_of_their_own(repo: Repo, brain_of: BrainOf) -> None:
     """Commit chunks are in commits_fts only; every index stays consistent with its content
     through additions, a rewrite's deletions and a repair of the code index's indexes."""
-    from nano_brain.store.code import CodeStore
+    from nano_brain.store import CodeStore
 
     repo.write("m.py", MOD)
     repo.commit("ledger: first")

@@ -30,6 +30,27 @@ NODE_DIR = Path(__file__).resolve().parent / "node"
 READY_TIMEOUT = 60.0
 
 ClientFactory = Callable[[], AbstractAsyncContextManager[Client]]
+#: Set while a module runs against the team store: servers started then use it.
+STORE_URL_VAR = "NB_TEST_STORE_URL"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each MCP module runs once per store (SQLite, then PostgreSQL): module-scoped, so that
+    the servers a module shares are started once per store."""
+    if "_mcp_store" in metafunc.fixturenames:
+        metafunc.parametrize("_mcp_store", ["sqlite", "postgresql"], indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _mcp_store(request: pytest.FixtureRequest) -> Iterator[str]:
+    backend = getattr(request, "param", "sqlite")
+    if backend != "postgresql":
+        yield backend
+        return
+    server = request.getfixturevalue("pg_server")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(STORE_URL_VAR, server.app_url)
+        yield backend
 
 
 @pytest.fixture
@@ -63,6 +84,8 @@ class Env:
             env[var] = str(self.root / var.lower())
         # The conformance fixture tool module lives in tests/; make it importable.
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+        if os.environ.get(STORE_URL_VAR):  # this module runs against the team store
+            env["NANO_BRAIN_STORAGE__URL"] = os.environ[STORE_URL_VAR]
         self.vars = env
 
     def state_dir(self) -> Path:
@@ -183,7 +206,9 @@ def stdio_client(env: Env, *extra: str, mode: str = "auto") -> AbstractAsyncCont
 
 @pytest.fixture(scope="module", params=["stdio", "http", "unix"])
 def transport(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _mcp_store: str,  # one per store: a server reads its store from its env at start
 ) -> Iterator[tuple[str, Env, ClientFactory]]:
     """(name, env, client factory) for one server per transport, shared by a module."""
     env = make_env(tmp_path_factory.mktemp(f"mcp-{request.param}"))

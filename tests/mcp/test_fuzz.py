@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 from .conftest import Env, make_env, nano_brain_command, stdio_client
 from .fuzzing import tool_arguments
@@ -77,7 +77,10 @@ class Fuzzed:
 
 
 @pytest.fixture(scope="module")
-def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
+def fuzzed(
+    tmp_path_factory: pytest.TempPathFactory,
+    _mcp_store: str,  # one per store: a server reads its store from its env at start
+) -> Iterator[Fuzzed]:
     env = make_env(tmp_path_factory.mktemp("fuzz"))
     (env.workspace / "config.py").write_text(SOURCE)
     subprocess.run(
@@ -172,11 +175,12 @@ def _assert_one_clean_line(text: str, tool: str, args: dict[str, Any]) -> None:
 
 
 def test_store_is_intact_after_fuzzing(fuzzed: Fuzzed) -> None:
-    """Runs last in this module: the store the fuzzing wrote to passes integrity_check."""
+    """Runs last in this module: the store the fuzzing wrote to passes integrity_check (on a
+    team store, the clone's own file: its code index)."""
     fuzzed.ping()
     counts = {tool: dict(c) for tool, c in sorted(fuzzed.outcomes.items())}
     print("\nMCP fuzz outcomes per tool:", counts)
-    stores = list((fuzzed.env.root / "xdg_data_home").rglob("brain.db"))
+    stores = list((fuzzed.env.root / "xdg_data_home").rglob("brain*.db"))
     assert len(stores) == 1, stores
     # The store's own SQLite: an older library (Debian's 3.40) misreads its tables.
     db = sqlite_module().connect(f"file:{stores[0]}?mode=ro", uri=True)

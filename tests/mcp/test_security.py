@@ -204,7 +204,10 @@ HOST_CASES = [
 
 
 @pytest.fixture(scope="module")
-def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def guarded(
+    tmp_path_factory: pytest.TempPathFactory,
+    _mcp_store: str,  # one per store: a server reads its store from its env at start
+) -> Iterator[Served]:
     served = start_serve(make_env(tmp_path_factory.mktemp("guarded")))
     yield served
     served.stop()

@@ -135,7 +135,10 @@ def test_inspector_cli_over_http_with_bearer_token(serve: Callable[..., Served])
 
 
 @pytest.fixture(scope="module")
-def conformance_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def conformance_server(
+    tmp_path_factory: pytest.TempPathFactory,
+    _mcp_store: str,  # one per store: a server reads its store from its env at start
+) -> Any:
     """`nano-brain serve --no-auth` on loopback (the suite sends no token) plus the
     suite's json-schema fixture tool, loaded through the tool-module registry."""
     from .conftest import start_serve

@@ -10,7 +10,7 @@ import pytest
 
 from nano_brain import Brain
 from nano_brain.errors import NanoBrainError, StoreError
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 
 def _log(brain: Brain) -> list[tuple[Any, ...]]:

@@ -12,7 +12,7 @@ from nano_brain import Brain, SearchRequest
 from nano_brain.config import load_config
 from nano_brain.errors import StoreCorruptError, StoreError
 from nano_brain.store import Store
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 from ..mcp.conftest import make_env, nano_brain_command
 from .conftest import one_line_error, run_cli

@@ -11,9 +11,9 @@ from nano_brain import Brain
 from nano_brain.config import load_config
 from nano_brain.filters import Filters
 from nano_brain.search import validate_request
-from nano_brain.store._sqlite import sqlite_module
 from nano_brain.store.history import CommitRows, HistoryStore
-from nano_brain.store.migrations import SCHEMA_VERSION
+from nano_brain.store.sqlite._driver import sqlite_module
+from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 
 from ._rewind import undo_migration_10
 

@@ -13,7 +13,7 @@ import pytest
 
 from nano_brain import Brain, paths
 from nano_brain.config import load_config
-from nano_brain.store import _file
+from nano_brain.store.sqlite import _file
 
 
 @pytest.fixture

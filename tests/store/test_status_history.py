@@ -10,9 +10,9 @@ from nano_brain import Brain, SearchRequest
 from nano_brain.config import load_config
 from nano_brain.filters import STATUSES, Filters
 from nano_brain.models import SearchHit
-from nano_brain.store._sqlite import sqlite_module
-from nano_brain.store.migrations import MIGRATIONS
-from nano_brain.store.store import _statements
+from nano_brain.store.sqlite._driver import sqlite_module
+from nano_brain.store.sqlite.migrations import MIGRATIONS
+from nano_brain.store.sqlite.store import _statements
 
 from ..conftest import TinyEmbedder
 

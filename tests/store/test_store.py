@@ -4,7 +4,7 @@ import pytest
 
 from nano_brain.errors import StoreError
 from nano_brain.store import SCHEMA_VERSION, Store
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 
 def test_fresh_store_is_migrated_in_wal_mode(tmp_path: Path) -> None:

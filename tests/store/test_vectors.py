@@ -13,7 +13,7 @@ from nano_brain import Brain, Filters, SearchRequest
 from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.store import SCHEMA_VERSION
-from nano_brain.store._sqlite import sqlite_module
+from nano_brain.store.sqlite._driver import sqlite_module
 
 from ..conftest import TinyEmbedder
 

@@ -106,6 +106,9 @@ _MODULES: dict[str, dict[str, str]] = {
         "search": "Lexical (full-text) search only.",
         "vsearch": "Vector (semantic) search only.",
     },
+    "store_cmd": {
+        "store": "Set up a team store on PostgreSQL; copy memory between stores.",
+    },
     "ui_cmd": {
         "ui": "Serve the memory page on 127.0.0.1 and open it in the browser.",
     },
@@ -176,7 +179,7 @@ def open_brain(
     from ..brain import Brain
 
     root, config = loaded or load_workspace(workspace)
-    if not create:
+    if not create and not config.config.storage.url:  # a team store exists on its server
         path = Path(db or config.config.storage.db_path or paths.default_db_path(root))
         if not path.expanduser().exists():
             where = f"at {path}" if db else f"for workspace {root}: {path}"
@@ -311,8 +314,21 @@ def _exit_now(code: int) -> None:
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="nano-brain")
 @click.option("-v", "--verbose", count=True, help="More logging on stderr (-v info, -vv debug).")
-def main(verbose: int) -> None:
+@click.option(
+    "--store",
+    "store_url",
+    default=None,
+    metavar="URL",
+    help="A team store (postgresql://user@host/db; the password from PGPASSWORD or "
+    "~/.pgpass) instead of storage.url.",
+)
+def main(verbose: int, store_url: str | None) -> None:
     """nano-brain: a memory for your coding workspace."""
+    if store_url is not None:
+        from ..store.postgres._connect import check_url
+
+        # the config's own channel: every command (and a server it starts) reads it from there
+        os.environ["NANO_BRAIN_STORAGE__URL"] = check_url(store_url)
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(
         level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr

@@ -10,7 +10,7 @@ import click
 from ._app import common_options, emit, main, open_brain, progress_bar
 
 if TYPE_CHECKING:
-    from ..store.vectors import Space
+    from ..store.spaces import Space
 
 
 @main.command()

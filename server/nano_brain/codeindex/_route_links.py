@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from ..store.code import CodeStore
+from ..store import CodeStore
 from ..store.routes import RouteRow, StoredFact
 from ._routes import (
     INLINE_HANDLER,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from ..filters import Filters
-from ..store.code import CodeStore
+from ..store import CodeStore
 from ..store.routes import RouteRecord
 from .service import AnchorInfo
 

@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
-from ..store.code import FULLTEXT_PENDING_KEY, BulkFile, CodeStore, FileRecord
+from ..store import CodeStore
+from ..store.code import FULLTEXT_PENDING_KEY, BulkFile, FileRecord
 from ._route_links import relink
 from .errors import CodeIndexError
 from .languages import code_extensions
@@ -344,7 +345,7 @@ class Indexer:
     def _run(self, notify: IndexProgress) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
-        store = self.brain.store
+        store = self.brain.store.local  # this clone's code index (team mode: not the team store)
         # parse results of this run, kept for the resolver: {path: (FileIndex, call edge ids)}
         self._fresh: dict[str, tuple[FileIndex, list[int]]] = {}
         # what other files' calls could see of each file this run replaced or removed, before
@@ -404,7 +405,7 @@ class Indexer:
 
     def _recover(self) -> None:
         """Finish what an interrupted bulk run left undone: full-text rows, lookup indexes."""
-        store = self.brain.store
+        store = self.brain.store.local
         if store.meta_get(_FULLTEXT_KEY) == "1":
             log.info("full-text rows of an interrupted index run: rebuilding the FTS indexes")
             with store.transaction():
@@ -475,7 +476,7 @@ class Indexer:
         bulk: bool,
     ) -> bool:
         """Parse what changed and write it in batches; True when any row changed."""
-        store = self.brain.store
+        store = self.brain.store.local
         cfg = self.brain.config.chunking
         by_path = {w.path: w for w, _ in walked}
         if len(walked) >= POOL_THRESHOLD:
@@ -540,7 +541,7 @@ class Indexer:
         changed = False
         pending: list[tuple[BulkFile, FileIndex]] = []
         row_routes: dict[str, list[Any]] = {}
-        with self.brain.store.transaction():
+        with self.brain.store.local.transaction():
             # another index run may have added some of these files since the scan
             present = self.code.existing_paths([r[1] for r in batch if r[0] == "code"]) if (
                 bulk
@@ -562,7 +563,7 @@ class Indexer:
                     report.touched += 1
                     continue
                 if not changed and not bulk:
-                    self.brain.store.meta_set(_PENDING_KEY, "1")
+                    self.brain.store.local.meta_set(_PENDING_KEY, "1")
                 changed = True
                 report.parsed += 1
                 if path in known:
@@ -615,7 +616,7 @@ class Indexer:
                 )
                 report.documents_added += added
                 self._fresh[path] = (index, call_ids)
-                self.brain.store.replace_route_facts(path, routes)
+                self.brain.store.local.replace_route_facts(path, routes)
             if pending:
                 added, ids, first, last = self.code.add_code_files(
                     [row for row, _ in pending], tombstoned=tombstoned, now=now
@@ -627,7 +628,7 @@ class Indexer:
                     self._before[row.path] = None
                     self._fresh[row.path] = (index, call_ids)
                     if row_routes.get(row.path):
-                        self.brain.store.replace_route_facts(row.path, row_routes[row.path])
+                        self.brain.store.local.replace_route_facts(row.path, row_routes[row.path])
         return changed
 
     # -- resolve ---------------------------------------------------------------------------
@@ -645,7 +646,7 @@ class Indexer:
         everything again.
         """
         notify("resolve", 0, 1)
-        store = self.brain.store
+        store = self.brain.store.local
         scope = None if (self._full or bulk) else self._affected()
         # read before the thread starts: it holds the store's connection until it is done
         catalog = self.code.graph_files() if scope is None else []
@@ -678,7 +679,7 @@ class Indexer:
         """Full-text index the symbol chunks of a bulk run, and build its lookup indexes, on
         a thread: SQLite runs them without the GIL, so they overlap with resolving calls in
         Python."""
-        store = self.brain.store
+        store = self.brain.store.local
         ranges = list(self._unindexed)
         self._unindexed = []
 
@@ -839,7 +840,7 @@ class Indexer:
 
     def _route_files(self) -> list[str]:
         """Go files declaring routes (their go.mod tells how their imports resolve)."""
-        return sorted({f.file for f in self.brain.store.route_facts() if f.language == "go"})
+        return sorted({f.file for f in self.brain.store.local.route_facts() if f.language == "go"})
 
     def _go_modules(self, paths: Iterable[str]) -> dict[str, str]:
         """``go.mod`` module paths by directory, for directories above Go files."""

@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbeddingError, InvalidInputError, NotFoundError
-from ..store.code import AnchorRecord, CodeStore, EdgeRecord, SymbolRecord
+from ..store import CodeStore
+from ..store.code import AnchorRecord, EdgeRecord, SymbolRecord
 from .indexer import Indexer, IndexProgress, IndexReport
 from .resolve import MODULE_CALLER
 from .walk import DEFAULT_MAX_BYTES

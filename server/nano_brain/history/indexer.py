@@ -108,6 +108,10 @@ class HistoryIndexer:
         if not cfg.enabled:
             report.state, report.message = "disabled", "history.enabled is off"
             return
+        if not self.store.kept:
+            report.state = "disabled"
+            report.message = "a team store keeps no git history (it is per clone)"
+            return
         try:
             git = Git(self.brain.root)
         except GitError as exc:

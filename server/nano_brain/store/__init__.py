@@ -1,6 +1,80 @@
-"""The SQLite store: the only place in nano-brain that speaks SQL."""
+"""The store: the only place in nano-brain that speaks SQL.
 
-from .migrations import SCHEMA_VERSION
-from .store import BM25_WEIGHTS, ChunkRow, DocumentRow, Hit, Store
+Module map (docs/store.md has the format):
 
-__all__ = ["BM25_WEIGHTS", "SCHEMA_VERSION", "ChunkRow", "DocumentRow", "Hit", "Store"]
+- `interface`: `MemoryStore`, what the rest of nano-brain calls.
+- `rows`: the rows it hands back. `spaces`: embedding spaces and k-NN keys.
+- `predicate`: the one predicate builder (filters -> SQL), spelled per dialect.
+- `documents`, `views`: the SQL both dialects share (portable statements).
+- `sqlite/`: the SQLite dialect (the default: one file per workspace) and the code index.
+- `postgres/`: the PostgreSQL dialect (a team's shared store). `team`: its workspace name
+  and the person writing.
+- `code`: the code index's rows; its store is `sqlite.code.CodeStore`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
+from .sqlite.code import CodeStore
+from .sqlite.migrations import SCHEMA_VERSION
+from .sqlite.store import BM25_WEIGHTS, SqliteStore
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from .interface import MemoryStore
+
+Store = SqliteStore
+"""The default store (SQLite)."""
+
+
+def open_store(config: Config, path: Path, workspace_id: str, root: Path) -> MemoryStore:
+    """The workspace's memory: the SQLite file at `path`, or when `storage.url` is set, the
+    team store with this clone's code index in a SQLite file of its own beside `path` (see
+    `code_index_path`)."""
+    storage = config.storage
+    if not storage.url:
+        return SqliteStore(path, workspace_id, busy_timeout_ms=storage.busy_timeout_ms)
+    from .postgres.store import PostgresStore
+    from .team import TeamStore, person, team_workspace
+
+    team = PostgresStore(
+        storage.url,
+        team_workspace(storage.workspace, root, workspace_id),
+        path=path,
+        user=person(config.user.name, root),
+        vector_index=storage.vector_index,
+        timeout_ms=storage.busy_timeout_ms,
+    )
+    try:
+        local = SqliteStore(
+            code_index_path(path), workspace_id, busy_timeout_ms=storage.busy_timeout_ms
+        )
+    except BaseException:
+        team.close()
+        raise
+    return TeamStore(team, local)
+
+
+def code_index_path(path: Path) -> Path:
+    """Where a team store's clone keeps its code index: not in the local store's file, whose
+    notes (copied to the team or not) must not show beside the team's."""
+    return path.with_name(f"{path.stem}.code{path.suffix or '.db'}")
+
+
+__all__ = [
+    "BM25_WEIGHTS",
+    "SCHEMA_VERSION",
+    "AuditRow",
+    "ChunkRow",
+    "CodeStore",
+    "DocumentRow",
+    "Hit",
+    "PendingChunk",
+    "SqliteStore",
+    "Store",
+    "Tombstone",
+    "open_store",
+]

@@ -1,8 +1,9 @@
 """All SQL of consolidation: the notes it compares, and its proposals.
 
 A proposal names a cluster of notes (its key: their ids, sorted) and what to do with it; one
-proposal per cluster ever, so a dismissed proposal is not made again. Mixed into `Store`;
-writes expect a transaction.
+proposal per cluster ever, so a dismissed proposal is not made again. Portable SQL, mixed into
+both dialects' stores (in team mode proposals are shared, as the notes are); writes expect a
+transaction.
 """
 
 from __future__ import annotations
@@ -12,10 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._sqlite import inserted_id
-
 if TYPE_CHECKING:
-    from ._host import StoreHost as Store
+    from .interface import SqlStore as Store
 
 _COLUMNS = (
     "id, created_at, action, cluster, members, survivor, title, content, reason, score, status, "
@@ -62,14 +61,15 @@ class ConsolidationQueries:
         actor: str,
     ) -> int | None:
         """Record a proposal; None when its cluster was proposed before (whatever became of it)."""
-        cursor = self._exec(
-            "INSERT OR IGNORE INTO consolidation_proposals (workspace_id, created_at, action, "
+        rows = self._rows(
+            "INSERT INTO consolidation_proposals (workspace_id, created_at, action, "
             "cluster, members, survivor, title, content, reason, score, actor) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (workspace_id, cluster) DO NOTHING RETURNING id",
             (self.workspace_id, at, action, cluster_key(members), json.dumps(list(members)),
              survivor, title, content, reason, score, actor),
         )  # fmt: skip
-        return inserted_id(cursor) if cursor.rowcount else None
+        return int(rows[0][0]) if rows else None
 
     def proposed_clusters(self: Store) -> set[str]:
         return {
@@ -115,7 +115,9 @@ class ConsolidationQueries:
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
             for doc_id, title, content in self._rows(
-                f"SELECT id, title, content FROM documents WHERE id IN ({marks})", part
+                "SELECT id, title, content FROM documents "
+                f"WHERE workspace_id = ? AND id IN ({marks})",
+                (self.workspace_id, *part),
             ):
                 out[doc_id] = f"{title}\n{content}"
         return out

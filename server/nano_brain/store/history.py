@@ -5,6 +5,10 @@ A commit is a document of kind ``commit`` in collection ``commits`` with ``sourc
 ``git:<hash>``, inserted here in bulk (like the code index's symbol documents: thousands at a
 time, no audit row each); its chunks are full-text indexed by the usual triggers and left for
 the embedder. Every method that writes expects the caller's ``Store.transaction()``.
+
+A team store (PostgreSQL) keeps no history: a clone's git history is per clone like its code
+index, and the team store holds what people write. Over one, every read here finds nothing
+and the indexer does not run (`kept` is false).
 """
 
 from __future__ import annotations
@@ -12,10 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..filters import Filters
-from .store import DocumentRow, Store
+from .interface import MemoryStore
+from .rows import DocumentRow
+from .sqlite.store import SqliteStore
 
 COMMIT_COLLECTION = "commits"
 COMMIT_SOURCE_PREFIX = "git:"
@@ -61,30 +67,39 @@ class CommitChange:
 class HistoryStore:
     """The history tables of one workspace's store; shares the Store's connection and lock."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.ws = store.workspace_id
+        self.kept = isinstance(store, SqliteStore)
+        """Whether this store keeps the git history (a team store does not)."""
+        self._sql = cast("SqliteStore", store)  # used only when `kept`
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return self.store._rows(sql, params)
+        return self._sql._rows(sql, params)
 
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self.store._exec(sql, params)
+        return self._sql._exec(sql, params)
 
     def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self.store._many(sql, rows)
+        self._sql._many(sql, rows)
 
     # -- what is stored -----------------------------------------------------------------------
 
     def hashes(self) -> dict[str, int]:
         """Every stored commit: hash -> sequence number."""
+        if not self.kept:
+            return {}
         return dict(self._rows("SELECT hash, seq FROM git_commits WHERE workspace_id = ?",
                                (self.ws,)))  # fmt: skip
 
     def max_seq(self) -> int:
+        if not self.kept:
+            return 0
         return int(self._rows("SELECT coalesce(max(seq), 0) FROM git_commits")[0][0])
 
     def counts(self) -> dict[str, int]:
+        if not self.kept:
+            return {"commits": 0, "symbol_links": 0, "renames": 0, "file_links": 0}
         commits = self._rows("SELECT count(*) FROM git_commits")[0][0]
         changes = self._rows("SELECT count(*) FROM git_changes")[0][0]
         renames = self._rows("SELECT count(*) FROM git_renames")[0][0]
@@ -99,6 +114,8 @@ class HistoryStore:
         }
 
     def newest(self) -> tuple[str, float] | None:
+        if not self.kept:
+            return None
         rows = self._rows("SELECT hash, committed_at FROM git_commits ORDER BY seq DESC LIMIT 1")
         return (rows[0][0], rows[0][1]) if rows else None
 
@@ -213,6 +230,8 @@ class HistoryStore:
     def renamed_from(self, name: str, before_seq: int | None) -> list[tuple[str, str, int]]:
         """(old name, file / symbol, seq of the renaming commit) for renames to ``name``
         made at or before ``before_seq`` (None: any)."""
+        if not self.kept:
+            return []
         bound = "" if before_seq is None else "AND c.seq <= ?"
         params: tuple[Any, ...] = (name,) if before_seq is None else (name, before_seq)
         return [
@@ -230,9 +249,9 @@ class HistoryStore:
     ) -> list[CommitChange]:
         """Commits that changed any of ``names`` (each at or before its seq bound), newest
         first, only commits a read with ``visible`` returns."""
-        if not names:
+        if not names or not self.kept:
             return []
-        where, params = self.store._predicate(visible)
+        where, params = self._sql._predicate(visible)
         ors: list[str] = []
         args: list[Any] = []
         for name, bound in names[:64]:
@@ -261,7 +280,9 @@ class HistoryStore:
 
     def documents_touching(self, path: str, visible: Filters, limit: int) -> list[DocumentRow]:
         """Documents (commits, sessions) linked to a file, most recently updated first."""
-        where, params = self.store._predicate(visible)
+        if not self.kept:
+            return []
+        where, params = self._sql._predicate(visible)
         rows = self._rows(
             "SELECT f.doc_id FROM document_files f CROSS JOIN documents d ON d.id = f.doc_id "
             f"WHERE f.path = ? AND d.workspace_id = ? AND {where} "
@@ -274,7 +295,9 @@ class HistoryStore:
     def documents_tagged(self, tag: str, visible: Filters, limit: int) -> list[DocumentRow]:
         """Documents with one tag, most recently updated first: looked up by the tag (the
         predicate builder's tag filter would scan every document by date)."""
-        where, params = self.store._predicate(visible)
+        if not self.kept:
+            return []
+        where, params = self._sql._predicate(visible)
         rows = self._rows(
             "SELECT d.id FROM document_tags t CROSS JOIN documents d ON d.id = t.doc_id "
             f"WHERE t.tag = ? AND d.workspace_id = ? AND {where} "
@@ -285,10 +308,12 @@ class HistoryStore:
         return [found[r[0]] for r in rows if r[0] in found]
 
     def commit_count(self) -> int:
+        if not self.kept:
+            return 0
         return int(self._rows("SELECT count(*) FROM git_commits")[0][0])
 
     def hashes_of(self, doc_ids: Sequence[int]) -> dict[int, str]:
-        if not doc_ids:
+        if not doc_ids or not self.kept:
             return {}
         marks = ",".join("?" * len(doc_ids))
         return dict(

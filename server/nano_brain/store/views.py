@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..filters import KINDS, Filters
+from ..filters import Filters
+from .predicate import decision_sql
 
 if TYPE_CHECKING:
-    from ._host import StoreHost as Store
+    from .interface import SqlStore as Store
 
 #: Anchored code whose symbol changed or vanished since the note was anchored.
 _STALE = "(s.sha256 IS NULL OR s.sha256 != a.symbol_sha256)"
@@ -72,14 +73,9 @@ class AnchorView:
     end_line: int | None
 
 
-def _decision_sql() -> tuple[str, list[str]]:
-    from .store import _decision_sql as decision_sql  # the one rule; store imports this module
-
-    return decision_sql()
-
-
 class ViewQueries:
-    """Mixed into `Store`: the grouped queries behind `nano-brain ui`."""
+    """Mixed into a dialect's store: the grouped queries behind `nano-brain ui` (portable SQL;
+    commit counts, which read JSON, are the dialect's own `commit_counts`)."""
 
     def time_span(self: Store, filters: Filters) -> tuple[float, float] | None:
         """The first and last creation time of the documents passing the filters."""
@@ -98,10 +94,11 @@ class ViewQueries:
         if width <= 0:
             raise ValueError("bucket width must be positive")
         where, params = self._predicate(filters)
-        decision, decision_params = _decision_sql()
+        decision, decision_params = decision_sql()
         rows = self._rows(
-            f"SELECT CAST((d.created_at - ?) / ? AS INTEGER) AS b, d.kind, count(*), "
-            f"sum({decision}) FROM documents d WHERE d.workspace_id = ? AND {where} "
+            f"SELECT {self.dialect.integer.format('(d.created_at - ?) / ?')} AS b, d.kind, "
+            f"count(*), sum(CASE WHEN {decision} THEN 1 ELSE 0 END) FROM documents d "
+            f"WHERE d.workspace_id = ? AND {where} "
             "GROUP BY b, d.kind ORDER BY b, d.kind",
             (origin, width, *decision_params, self.workspace_id, *params),
         )
@@ -110,7 +107,7 @@ class ViewQueries:
     def timeline_points(self: Store, filters: Filters, limit: int) -> list[TimelinePoint]:
         """Decisions and the documents of supersede chains, newest first (at most `limit`)."""
         where, params = self._predicate(filters)
-        decision, decision_params = _decision_sql()
+        decision, decision_params = decision_sql()
         # the successors, found once: an EXISTS per row would scan the table per row
         successors = (
             "SELECT superseded_by FROM documents WHERE workspace_id = ? "
@@ -167,7 +164,7 @@ class ViewQueries:
         where, params = self._predicate(visible)
         rows = self._rows(
             "SELECT a.path, count(DISTINCT a.doc_uid), count(*), "
-            f"sum({_STALE}) FROM code_anchors a "
+            f"sum(CASE WHEN {_STALE} THEN 1 ELSE 0 END) FROM code_anchors a "
             "JOIN documents d ON d.uid = a.doc_uid AND d.workspace_id = a.workspace_id "
             f"AND {where} {_SYMBOL} WHERE a.workspace_id = ? GROUP BY a.path",
             (*params, self.workspace_id),
@@ -183,20 +180,6 @@ class ViewQueries:
                 commits,
             )
         return sorted(weights.values(), key=lambda w: w.path)
-
-    def commit_counts(self: Store) -> dict[str, int]:
-        """Commits per file path, when commits are memory (kind `commit`, files listed in the
-        commit's metadata as `files`); empty before then."""
-        if "commit" not in KINDS:
-            return {}
-        rows = self._rows(
-            "SELECT f.value, count(DISTINCT d.uid) FROM documents d, "
-            "json_each(d.metadata, '$.files') f WHERE d.workspace_id = ? AND d.kind = 'commit' "
-            "AND d.valid_to IS NULL AND json_type(d.metadata, '$.files') = 'array' "
-            "AND f.type = 'text' GROUP BY f.value",
-            (self.workspace_id,),
-        )
-        return {r[0]: int(r[1]) for r in rows}
 
     def anchor_views(
         self: Store,

@@ -1,6 +1,6 @@
-"""What the mixins of `Store` (`vectors`, `views`, `health`, `routes`, `consolidation`) use of
-the store they are mixed into, as a Protocol: their methods take `self: StoreHost`, so each is
-checked against this and `Store` is checked against it wherever a mixin method is called on one.
+"""What the SQLite store's own mixins (`vectors`, `health`, `routes`) use of the store they are
+mixed into, as a Protocol: their methods take `self: StoreHost`, so each is checked against
+this and `SqliteStore` is checked against it wherever a mixin method is called on one.
 
 The mixins' own methods that call each other through `self` are listed here too.
 """
@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..filters import Filters
+from ...filters import Filters
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .vectors import Space
+    from ..spaces import Space
 
 
 class StoreHost(Protocol):
@@ -38,6 +38,7 @@ class StoreHost(Protocol):
 
     # the mixins' own, called across methods
     def vector_model(self, space: Space = "text") -> tuple[str, int] | None: ...
+    def _record_model(self, space: Space, model: str, dim: int) -> None: ...
     def _create_vector_index(self, space: Space, dim: int) -> None: ...
     def _fill_vector_index(self, space: Space, dim: int) -> None: ...
     def _doc_keys(self, doc_ids: set[int]) -> dict[int, tuple[int, int, float, float]]: ...

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._sqlite import sqlite_module
+from ._driver import sqlite_module
 
 if TYPE_CHECKING:
     from ._host import StoreHost as Store

@@ -13,7 +13,7 @@ import os
 import sqlite3 as _stdlib_sqlite3
 from types import ModuleType
 
-from ..errors import StoreError
+from ...errors import StoreError
 
 log = logging.getLogger(__name__)
 

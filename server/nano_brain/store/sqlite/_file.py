@@ -25,9 +25,9 @@ import stat
 import time
 from pathlib import Path
 
-from .. import paths
-from ..errors import StoreCorruptError, StoreError, StoreReadOnlyError
-from ._sqlite import sqlite_module
+from ... import paths
+from ...errors import StoreCorruptError, StoreError, StoreReadOnlyError
+from ._driver import sqlite_module
 
 log = logging.getLogger(__name__)
 

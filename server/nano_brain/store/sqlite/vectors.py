@@ -1,85 +1,44 @@
-"""The vector side of the store: full vectors, the quantized k-NN indexes, pending chunks.
+"""The SQLite dialect's vectors: full vectors, the quantized k-NN indexes, pending chunks.
 
-Chunks live in one of two embedding spaces, each with its own model and k-NN index:
-``text`` (notes and session summaries, `vec_chunks`) and ``code`` (symbols and indexed
-files, `vec_code`). A space records which model made its vectors, so changing one model
-invalidates only that space.
-
-The k-NN indexes are sqlite-vec `vec0` tables of binary-quantized vectors, partitioned by
-document kind and collection, with creation and update times as metadata columns: the filters
-agents use most (kind, collection, time range) are applied inside the index scan, so a filter
-that excludes the query's nearest neighbours does not make k-NN widen again and again.
-Other filters (tags, status, versions, as-of) are applied afterwards on the few candidates.
+The k-NN indexes are sqlite-vec `vec0` tables of binary-quantized vectors, one per embedding
+space (``text``: `vec_chunks`, ``code``: `vec_code`), partitioned by document kind and
+collection, with creation and update times as metadata columns: the filters agents use most
+(kind, collection, time range) are applied inside the index scan, so a filter that excludes
+the query's nearest neighbours does not make k-NN widen again and again. Other filters (tags,
+status, versions, as-of) are applied afterwards on the few candidates.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from ..errors import StoreError
-from ..filters import Filters
+from ...errors import StoreError
+from ...filters import Filters
+from ..predicate import time_bounds
+from ..rows import PendingChunk
+from ..spaces import (
+    IN_SPACE,
+    KIND_KEYS,
+    KIND_SQL,
+    MAX_K,
+    SPACES,
+    Space,
+    VectorModels,
+    collection_key,
+    space_of_kind,
+)
 
 if TYPE_CHECKING:
     import numpy as np  # imported where vectors are read or written, not on every open
 
     from ._host import StoreHost as Store
 
-Space = Literal["text", "code"]
-SPACES: tuple[Space, ...] = ("text", "code")
 _TABLES: dict[Space, str] = {"text": "vec_chunks", "code": "vec_code"}
-_META: dict[Space, tuple[str, str]] = {
-    "text": ("embedding_model", "embedding_dim"),
-    "code": ("code_embedding_model", "code_embedding_dim"),
-}
-#: SQL for whether a document `d` belongs to a space.
-_IN_SPACE: dict[Space, str] = {"text": "d.kind != 'code'", "code": "d.kind = 'code'"}
-KIND_KEYS = {"note": 0, "session": 1, "code": 2, "commit": 3}
-_KIND_SQL = "CASE d.kind WHEN 'note' THEN 0 WHEN 'session' THEN 1 WHEN 'commit' THEN 3 ELSE 2 END"
-#: The k-NN index's largest k.
-MAX_K = 4096
 
 
-def collection_key(name: str) -> int:
-    """The integer a collection is partitioned by in the k-NN indexes (a 56-bit hash).
-
-    A hash needs no table and no lookup; two names sharing one is harmless because the
-    predicate on `documents` is still applied to every candidate.
-    """
-    return int.from_bytes(hashlib.blake2b(name.encode("utf-8"), digest_size=7).digest(), "big")
-
-
-def space_of_kind(kind: str) -> Space:
-    return "code" if kind == "code" else "text"
-
-
-def spaces_for(kinds: Sequence[str]) -> tuple[Space, ...]:
-    """The spaces that can hold documents of these kinds (all kinds when none is named)."""
-    if not kinds:
-        return SPACES
-    return tuple(s for s in SPACES if any(space_of_kind(k) == s for k in kinds))
-
-
-@dataclass(frozen=True, slots=True)
-class PendingChunk:
-    id: int
-    doc_id: int
-    title: str
-    heading: str
-    body: str
-    symbol: bool = False
-    """A code index symbol's chunk: title = qualified name, name words, docstring summary."""
-
-
-class VectorStore:
+class VectorStore(VectorModels):
     """Mixed into `Store`: everything about vectors (uses the store's connection and lock)."""
-
-    def vector_model(self: Store, space: Space = "text") -> tuple[str, int] | None:
-        name_key, dim_key = _META[space]
-        name, dim = self.meta_get(name_key), self.meta_get(dim_key)
-        return (name, int(dim)) if name and dim else None
 
     def reset_vectors(
         self: Store, model: str, dim: int, *, space: Space = "text", only_if_absent: bool = False
@@ -93,15 +52,13 @@ class VectorStore:
                 return
             self._exec(f"DROP TRIGGER IF EXISTS {table}_ad")
             self._exec(f"DROP TABLE IF EXISTS {table}")
-            in_space = f"SELECT d.id FROM documents d WHERE {_IN_SPACE[space]}"
+            in_space = f"SELECT d.id FROM documents d WHERE {IN_SPACE[space]}"
             self._exec(f"DELETE FROM chunk_vectors WHERE doc_id IN ({in_space})")
             self._exec(
                 f"UPDATE chunks SET embedded = 0 WHERE embedded != 0 AND doc_id IN ({in_space})"
             )
             self._create_vector_index(space, dim)
-            name_key, dim_key = _META[space]
-            self.meta_set(name_key, model)
-            self.meta_set(dim_key, str(dim))
+            self._record_model(space, model, dim)
 
     def _create_vector_index(self: Store, space: Space, dim: int) -> None:
         table = _TABLES[space]
@@ -122,9 +79,9 @@ class VectorStore:
         self._exec(
             f"INSERT INTO {_TABLES[space]} "
             "(chunk_id, kind, coll, created_at, updated_at, embedding) "
-            f"SELECT v.chunk_id, {_KIND_SQL}, nb_collection_key(d.collection), d.created_at, "
+            f"SELECT v.chunk_id, {KIND_SQL}, nb_collection_key(d.collection), d.created_at, "
             f"d.updated_at, {_quantizer(dim)}(v.embedding) "
-            f"FROM chunk_vectors v JOIN documents d ON d.id = v.doc_id WHERE {_IN_SPACE[space]}"
+            f"FROM chunk_vectors v JOIN documents d ON d.id = v.doc_id WHERE {IN_SPACE[space]}"
         )
 
     def _split_vector_spaces(self: Store) -> None:
@@ -162,9 +119,7 @@ class VectorStore:
                 continue
             self._create_vector_index(space, model[1])
             self._fill_vector_index(space, model[1])
-            name_key, dim_key = _META[space]
-            self.meta_set(name_key, model[0])
-            self.meta_set(dim_key, str(model[1]))
+            self._record_model(space, model[0], model[1])
 
     # -- pending chunks ------------------------------------------------------------------
 
@@ -174,7 +129,7 @@ class VectorStore:
         # meanwhile should not wait behind them for its vector
         rows = self._rows(
             "SELECT c.id, c.doc_id, c.title, c.heading, c.body, c.symbol FROM chunks c "
-            f"JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 0 AND {_IN_SPACE[space]} "
+            f"JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 0 AND {IN_SPACE[space]} "
             "ORDER BY d.kind = 'commit', c.id LIMIT ?",
             (limit,),
         )
@@ -186,7 +141,7 @@ class VectorStore:
         return int(
             self._rows(
                 "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id "
-                f"WHERE c.embedded = 0 AND {_IN_SPACE[space]}"
+                f"WHERE c.embedded = 0 AND {IN_SPACE[space]}"
             )[0][0]
         )
 
@@ -222,9 +177,7 @@ class VectorStore:
             )
         )
         items = [
-            (new, to_doc, np.frombuffer(old[o], dtype=np.float32))
-            for new, o in pairs
-            if o in old
+            (new, to_doc, np.frombuffer(old[o], dtype=np.float32)) for new, o in pairs if o in old
         ]
         return self.store_vectors(items, space=space)
 
@@ -327,10 +280,26 @@ class VectorStore:
         rows = self._rows(
             "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
             f"JOIN documents d ON d.id = v.doc_id WHERE d.workspace_id = ? AND {where} "
-            f"AND {_IN_SPACE[space]} LIMIT ?",
+            f"AND {IN_SPACE[space]} LIMIT ?",
             (self.workspace_id, *params, limit),
         )
         return _unpack(rows)
+
+    def vectors_by_chunk(self: Store, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The full vector of each chunk that has one (any version, any status)."""
+        import numpy as np
+
+        out: dict[int, np.ndarray] = {}
+        ids = list(chunk_ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            for chunk_id, blob in self._rows(
+                "SELECT chunk_id, embedding FROM chunk_vectors "
+                f"WHERE chunk_id IN ({','.join('?' * len(part))})",
+                part,
+            ):
+                out[chunk_id] = np.frombuffer(blob, dtype=np.float32)
+        return out
 
     def vector_index_orphans(self: Store) -> int:
         """k-NN index rows whose vector is gone, over every space (always zero when sound)."""
@@ -362,15 +331,9 @@ def _pushdown(filters: Filters) -> tuple[str, list[Any]]:
     if filters.collections:
         clauses.append(f"coll IN ({','.join('?' * len(filters.collections))})")
         params.extend(collection_key(c) for c in filters.collections)
-    for column, op, value in (
-        ("created_at", ">=", filters.created_after),
-        ("created_at", "<", filters.created_before),
-        ("updated_at", ">=", filters.updated_after),
-        ("updated_at", "<", filters.updated_before),
-    ):
-        if value is not None:
-            clauses.append(f"{column} {op} ?")
-            params.append(float(value))
+    for column, op, value in time_bounds(filters):
+        clauses.append(f"{column} {op} ?")
+        params.append(value)
     return "".join(f" AND {c}" for c in clauses), params
 
 

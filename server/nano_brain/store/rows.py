@@ -1,0 +1,90 @@
+"""What the store hands back: plain rows, the same from every dialect."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class DocumentRow:
+    id: int
+    uid: str
+    kind: str
+    collection: str
+    title: str
+    content: str
+    content_hash: str
+    source_path: str | None
+    metadata: dict[str, Any]
+    created_at: float
+    updated_at: float
+    version: int = 1
+    status: str = "active"
+    status_changed_at: float | None = None
+    superseded_by: str | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    recorded_at: float | None = None
+    access_count: int = 0
+    last_accessed_at: float | None = None
+    pinned: bool = False
+    author: str = "cli"
+    tags: list[str] = field(default_factory=list)
+    thread: str | None = None
+    """Notes written one after another by one writer into one collection share a thread."""
+    thread_seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    id: int
+    at: float
+    actor: str
+    action: str
+    doc_uid: str | None
+    title: str | None
+    prev_status: str | None
+    new_status: str | None
+    details: dict[str, Any]
+    person: str | None = None
+    """Who made the change (config `user.name`), where the store records it (PostgreSQL)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    source: str
+    doc_uid: str | None
+    title: str | None
+    created_at: float
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    seq: int
+    title: str
+    body: str
+    heading: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One chunk found by a search leg; `score` is the leg's own (lower bm25, higher cosine)."""
+
+    chunk_id: int
+    doc_id: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class PendingChunk:
+    id: int
+    doc_id: int
+    title: str
+    heading: str
+    body: str
+    symbol: bool = False
+    """A code index symbol's chunk: title = qualified name, name words, docstring summary."""
