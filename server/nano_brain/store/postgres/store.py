@@ -21,6 +21,7 @@ from typing import Any
 
 from ...errors import StoreError, StoreReadOnlyError
 from ...filters import Filters
+from .. import _transaction
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import POSTGRES
@@ -40,9 +41,7 @@ def _sql(statement: str) -> str:
     return statement.replace("%", "%%").replace("?", "%s")
 
 
-class PostgresStore(
-    DocumentQueries, ViewQueries, Lexical, PostgresVectors, ConsolidationQueries
-):
+class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, ConsolidationQueries):
     """One workspace's memory in a PostgreSQL database. Thread-safe: one connection guarded
     by a lock, as the SQLite store."""
 
@@ -105,14 +104,7 @@ class PostgresStore(
         outer one."""
         import psycopg
 
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
+        def begin() -> None:
             try:
                 self._db.execute("BEGIN")
                 self._db.execute(
@@ -122,22 +114,11 @@ class PostgresStore(
             except psycopg.Error as exc:
                 self._rollback()
                 raise self._failed(exc) from exc
-            self._depth = 1
-            try:
-                yield
-            except BaseException as exc:
-                self._rollback()
-                if isinstance(exc, psycopg.Error):
-                    raise self._failed(exc) from exc
-                raise
-            else:
-                try:
-                    self._db.execute("COMMIT")
-                except psycopg.Error as exc:
-                    self._rollback()
-                    raise self._failed(exc) from exc
-            finally:
-                self._depth = 0
+
+        with _transaction.transaction(
+            self, begin, lambda: self._db.execute("COMMIT"), psycopg.Error
+        ):
+            yield
 
     def _rollback(self) -> None:
         import psycopg

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ...filters import KINDS, Filters
+from .. import _transaction
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import SQLITE
@@ -140,14 +141,8 @@ class SqliteStore(
         the transaction by itself after some errors) never hides the error that caused it.
         """
         sqlite = sqlite_module()
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
+
+        def begin() -> None:
             self._check_writable()
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -155,22 +150,11 @@ class SqliteStore(
                 if _file.primary_code(exc) in (_file.BUSY, _file.LOCKED):
                     raise StoreError(f"store {self.path} is busy: {exc}") from exc
                 raise self._failed(exc) from exc
-            self._depth = 1
-            try:
-                yield
-            except BaseException as exc:
-                self._rollback()
-                if isinstance(exc, sqlite.DatabaseError):
-                    raise self._failed(exc) from exc
-                raise
-            else:
-                try:
-                    self._db.execute("COMMIT")
-                except sqlite.DatabaseError as exc:
-                    self._rollback()
-                    raise self._failed(exc) from exc
-            finally:
-                self._depth = 0
+
+        with _transaction.transaction(
+            self, begin, lambda: self._db.execute("COMMIT"), sqlite.DatabaseError
+        ):
+            yield
 
     def _rollback(self) -> None:
         if not self._db.in_transaction:
