@@ -101,3 +101,35 @@ def test_overlapping_runs_on_two_stores_leave_the_collector_on(tmp_path: Path) -
                 t.join(60)
         for brain in brains:
             brain.close()
+
+
+def test_a_cold_index_writes_a_few_files_at_a_time_when_they_are_big(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files are parsed biggest first: a batch bounded only by its file count would hold most
+    of the bytes, and the writer would wait for the workers, then they for it."""
+    from nano_brain.codeindex import indexer
+
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    body = "".join(f"    x{i} = {i}\n" for i in range(400))  # about 5 KB per file
+    sizes = []
+    for n in range(60):  # over the pool threshold: the bulk path
+        path = root / "pkg" / f"m{n}.py"
+        path.write_text(f"def g{n}():\n    pass\n\n\ndef f{n}():\n{body}    return g{n}()\n")
+        sizes.append(path.stat().st_size)
+    batches: list[int] = []
+    write = indexer.Indexer._write_batch
+
+    def counted(self: indexer.Indexer, batch: list, *args: object) -> bool:
+        batches.append(len(batch))
+        return write(self, batch, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(indexer.Indexer, "_write_batch", counted)
+    config = load_config(root, overrides={"embedding": {"provider": "none"}})
+    with Brain(root, config=config, db_path=tmp_path / "ws.db") as brain:
+        run = indexer.Indexer(brain, workers=2, batch_bytes=4 * max(sizes))
+        report = run.run()
+    assert report.new == 60 and report.symbols == 120 and report.resolved_calls == 60
+    assert sum(batches) == 60
+    assert max(batches) <= 5 and len(batches) >= 12
