@@ -133,3 +133,54 @@ def test_a_cold_index_writes_a_few_files_at_a_time_when_they_are_big(
     assert report.new == 60 and report.symbols == 120 and report.resolved_calls == 60
     assert sum(batches) == 60
     assert max(batches) <= 5 and len(batches) >= 12
+
+
+def test_a_session_written_during_a_cold_index_keeps_its_changed_files(tmp_path: Path) -> None:
+    """A cold index sets the session files trigger aside while it loads; one written meanwhile
+    (a harvest) is still listed, and the trigger is back as migration 10 made it."""
+    from nano_brain.codeindex import indexer
+
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    for n in range(60):
+        (root / "pkg" / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n")
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    config = load_config(root, overrides={"embedding": {"provider": "none"}})
+    with Brain(fresh, config=config, db_path=tmp_path / "fresh.db") as other:
+        migrated = other.store._rows(
+            "SELECT sql FROM sqlite_master WHERE name = 'document_files_session_ai'"
+        )
+    assert migrated
+    with Brain(root, config=config, db_path=tmp_path / "ws.db") as brain:
+        written: list[str] = []
+
+        def harvest_meanwhile(phase: str, done: int, total: int) -> None:
+            if phase == "parse" and done == 30 and not written:
+                with Brain(root, config=config, db_path=tmp_path / "ws.db") as harvest:
+                    doc = harvest.write(
+                        "Session: refactor m3", title="Refactor", kind="session",
+                        metadata={"harvest": {"files_changed": ["pkg/m3.py", "pkg/m4.py"]}},
+                    ).document  # fmt: skip
+                    written.append(doc.id)
+
+        report = indexer.Indexer(brain, workers=2, batch_bytes=64).run(harvest_meanwhile)
+        assert report.new == 60 and written
+        rows = brain.store._rows(
+            "SELECT f.path FROM document_files f JOIN documents d ON d.id = f.doc_id "
+            "WHERE d.uid = ? ORDER BY f.path",
+            (written[0],),
+        )
+        assert [r[0] for r in rows] == ["pkg/m3.py", "pkg/m4.py"]
+        trigger = brain.store._rows(
+            "SELECT sql FROM sqlite_master WHERE name = 'document_files_session_ai'"
+        )
+        assert trigger == migrated
+        # and a session written after the run is listed by the trigger itself
+        files = {"harvest": {"files_changed": ["pkg/m9.py"]}}
+        doc = brain.write("Session: later", title="Later", kind="session", metadata=files).document
+        assert brain.store._rows(
+            "SELECT f.path FROM document_files f JOIN documents d ON d.id = f.doc_id "
+            "WHERE d.uid = ?",
+            (doc.id,),
+        ) == [("pkg/m9.py",)]

@@ -76,6 +76,25 @@ _LOOKUP_INDEXES = (
     ),
 )
 
+#: The trigger that lists a harvested session's changed files (migration 10). Every row
+#: inserted into documents runs it, if only to test its WHEN: 40% of a cold index's document
+#: inserts. A bulk load drops it with the lookup indexes; putting it back re-lists every
+#: session's files, so a session written meanwhile (the harvester) is not missed.
+_SESSION_FILES_TRIGGER = (
+    "document_files_session_ai",
+    """CREATE TRIGGER IF NOT EXISTS document_files_session_ai AFTER INSERT ON documents
+    WHEN new.kind = 'session' AND json_valid(new.metadata)
+BEGIN
+    INSERT OR IGNORE INTO document_files (path, doc_id)
+        SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
+        WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
+END""",
+)
+_SESSION_FILES_BACKFILL = """INSERT OR IGNORE INTO document_files (path, doc_id)
+    SELECT j.value, d.id FROM documents d, json_each(d.metadata, '$.harvest.files_changed') j
+    WHERE d.kind = 'session' AND json_valid(d.metadata) AND j.type = 'text'
+      AND length(j.value) BETWEEN 1 AND 1024"""
+
 
 _SYMBOL_COLUMNS = (
     "s.qualified_name, s.name, s.kind, f.path, f.language, s.parent, s.signature, s.docstring, "
@@ -128,25 +147,33 @@ class CodeStore:
         """Drop the code tables' secondary indexes for a bulk load (see :meth:`ensure_indexes`).
 
         Building an index once over loaded rows is a sort; keeping it live is a random b-tree
-        insert per row. Only the code tables' own indexes go: the engine's are shared.
+        insert per row. Only the code tables' own indexes go: the engine's are shared. The
+        session files trigger goes too (see ``_SESSION_FILES_TRIGGER``).
         """
         for name, _ in _LOOKUP_INDEXES:
             self._exec(f"DROP INDEX IF EXISTS {name}")
+        self._exec(f"DROP TRIGGER IF EXISTS {_SESSION_FILES_TRIGGER[0]}")
 
     def ensure_indexes(self) -> None:
-        """Create the code tables' secondary indexes that are missing (a no-op when none is)."""
+        """Create the code tables' secondary indexes and the session files trigger that are
+        missing (a no-op when none is)."""
         for _, sql in _LOOKUP_INDEXES:
             self._exec(sql)
+        if _SESSION_FILES_TRIGGER[0] in self.missing_indexes():
+            self._exec(_SESSION_FILES_TRIGGER[1])
+            self._exec(_SESSION_FILES_BACKFILL)
 
     def missing_indexes(self) -> list[str]:
+        """The lookup indexes (and the session files trigger) a bulk load dropped."""
         present = {
             r[0]
             for r in self._rows(
-                "SELECT name FROM sqlite_master WHERE type = 'index' "
-                "AND tbl_name IN ('code_edges', 'code_symbols')"
+                "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') "
+                "AND tbl_name IN ('code_edges', 'code_symbols', 'documents')"
             )
         }
-        return [name for name, _ in _LOOKUP_INDEXES if name not in present]
+        wanted = [name for name, _ in _LOOKUP_INDEXES] + [_SESSION_FILES_TRIGGER[0]]
+        return [name for name in wanted if name not in present]
 
     def rebuild_fulltext(self) -> None:
         """Re-derive both FTS indexes from their content (repairs an interrupted bulk load)."""
