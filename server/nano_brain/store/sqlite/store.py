@@ -449,12 +449,10 @@ class SqliteStore(
             if filters in self._drivers:
                 return self._drivers[filters]
             best: tuple[int, str, list[Any]] | None = None
+            cap = DRIVE_LIMIT + 1
             for sql, params in _indexed_supersets(filters):
-                found = int(
-                    self._rows(
-                        f"SELECT count(*) FROM ({sql} LIMIT ?)", (*params, DRIVE_LIMIT + 1)
-                    )[0][0]
-                )
+                counted = self._rows(f"SELECT count(*) FROM ({sql} LIMIT ?)", (*params, cap))
+                found = int(counted[0][0])
                 if found <= DRIVE_LIMIT and (best is None or found < best[0]):
                     best = (found, sql, params)
             driver = None if best is None else (best[1], best[2])
