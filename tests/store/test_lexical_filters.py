@@ -12,12 +12,14 @@ selective indexed filter (only its documents' chunks are scored) and ranked by F
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
-from pathlib import Path
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
-from nano_brain import Brain, Filters
+from nano_brain import Brain, Filters, SearchRequest
 from nano_brain.config import load_config
 from nano_brain.store import DocumentRow, Hit, SqliteStore
 from nano_brain.store.sqlite import store as sqlite_store
@@ -40,8 +42,8 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
-    """A lexical-only store of ~600 current documents (and older versions and statuses)."""
+def brain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Brain]:
+    """A lexical-only Brain on ~600 current documents (and older versions and statuses)."""
     root = tmp_path_factory.mktemp("lexical-filters")
     workspace = root / "ws"
     workspace.mkdir()
@@ -52,10 +54,19 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteStore]:
             if key.startswith("NANO_BRAIN_"):
                 patch.delenv(key)
         config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
-        with Brain(workspace, config=config, db_path=root / "store.db") as brain:
-            _fill(brain, random.Random(7))
-            assert isinstance(brain.store, SqliteStore)
-            yield brain.store
+        with Brain(workspace, config=config, db_path=root / "store.db") as b:
+            _fill(b, random.Random(7))
+            yield b
+
+
+@pytest.fixture(scope="module")
+def store(brain: Brain) -> SqliteStore:
+    assert isinstance(brain.store, SqliteStore)
+    return brain.store
+
+
+#: The clock between the 300th and 301st writes (documents are updated when written).
+MIDDLE: list[float] = []
 
 
 def _fill(brain: Brain, rng: random.Random) -> None:
@@ -63,6 +74,9 @@ def _fill(brain: Brain, rng: random.Random) -> None:
     # documents while its best matches crowd into a few
     weights = [1.0 / (rank + 1) for rank in range(len(WORDS))]
     for i in range(600):
+        if i == 300:  # a whole second, which a search request's time text holds exactly
+            time.sleep(1.01 - time.time() % 1)
+            MIDDLE[:] = [float(int(time.time()))]
         words = rng.choices(WORDS, weights=weights, k=rng.randint(6, 40))
         created = T0 + i * HOUR
         if rng.random() < 0.2:  # times mostly follow insertion, not always
@@ -100,11 +114,17 @@ FILTERS = {
     "kind": Filters(kinds=("session",)),
     "created after": Filters(created_after=T0 + 560 * HOUR),
     "created range": Filters(created_after=T0 + 100 * HOUR, created_before=T0 + 160 * HOUR),
-    "updated before": Filters(updated_before=T0 + 50 * HOUR),
+    "updated after": Filters(),  # resolved by `_filters`: the clock in the middle of the fill
     "kind and created after": Filters(kinds=("session",), created_after=T0 + 500 * HOUR),
     "tag and collection": Filters(tags=("common",), collections=("gamma",)),
     "nothing passes": Filters(kinds=("session",), created_after=T0 + 10_000 * HOUR),
 }
+
+
+def _filters(name: str) -> Filters:
+    if name == "updated after":
+        return Filters(updated_after=MIDDLE[0])
+    return FILTERS[name]
 
 
 def _passes(doc: DocumentRow, f: Filters) -> bool:
@@ -157,10 +177,12 @@ def _check(store: SqliteStore, table: str, f: Filters, name: str) -> int:
 def plan(
     request: pytest.FixtureRequest, store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[str]:
-    """Which plan the store may pick: its own choice (a few hundred documents: driven by any
-    indexed filter), or never driven."""
+    """Which plan the store must pick: driven by any indexed filter (however many documents
+    it leaves), or never driven."""
     if request.param == "ranked first":
         monkeypatch.setattr(sqlite_store, "DRIVE_LIMIT", -1)
+    else:
+        monkeypatch.setattr(sqlite_store, "DRIVE_SHARE", 1.0)
     store._drivers.clear()  # the choice is remembered per filters
     yield request.param
     store._drivers.clear()
@@ -170,16 +192,16 @@ def plan(
 def test_filtered_search_is_the_exact_filtered_top_k(
     store: SqliteStore, plan: str, name: str
 ) -> None:
-    f = FILTERS[name]
+    f = _filters(name)
     indexed = bool(f.tags or f.collections or f.created_after or f.created_before)
-    indexed = indexed or f.updated_before is not None
+    indexed = indexed or f.updated_after is not None
     assert (store._lexical_driver(f) is not None) == (plan == "driven" and indexed)
     assert _check(store, "chunks_fts", f, name) == len(QUERIES) * 2 * 3
 
 
 @pytest.mark.parametrize("name", ["tag rare", "created after", "collection beta"])
 def test_trigram_leg_is_the_exact_filtered_top_k(store: SqliteStore, plan: str, name: str) -> None:
-    _check(store, "chunks_tri", FILTERS[name], name)
+    _check(store, "chunks_tri", _filters(name), name)
 
 
 def test_the_filters_are_selective_enough_to_matter(store: SqliteStore) -> None:
@@ -208,10 +230,20 @@ def test_old_versions_and_hidden_statuses_never_leak_through_a_driver(
     assert versions >= 20
 
 
+def test_only_filters_leaving_a_small_share_drive(store: SqliteStore) -> None:
+    """With the store's own limits: a tag on a few percent of the documents drives, a tag or
+    collection on most of them leaves the search to FTS5's ranking (cheaper there)."""
+    store._drivers.clear()
+    assert store._lexical_driver(FILTERS["tag rare"]) is not None
+    assert store._lexical_driver(FILTERS["tag common"]) is None
+    assert store._lexical_driver(FILTERS["collection alpha"]) is None
+    assert store._lexical_driver(FILTERS["kind"]) is None  # no index: never
+
+
 def test_a_store_change_makes_the_driver_be_chosen_again(
-    store: SqliteStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    f = FILTERS["tag common"]
+    f = FILTERS["tag rare"]
     store._drivers.clear()
     assert store._lexical_driver(f) is not None
     monkeypatch.setattr(sqlite_store, "DRIVE_LIMIT", 10)
@@ -221,3 +253,50 @@ def test_a_store_change_makes_the_driver_be_chosen_again(
         store.meta_set("lexical-filters-test", "1")
     assert store._lexical_driver(f) is None  # counted again: too many now
     store._drivers.clear()
+
+
+def _request_filters(f: Filters) -> dict[str, Any]:
+    """The same filters as a search request's fields."""
+    fields: dict[str, Any] = {"collection": list(f.collections), "tags": list(f.tags)}
+    fields["kind"] = list(f.kinds)
+    for name in ("created_after", "created_before", "updated_after", "updated_before"):
+        value = getattr(f, name)
+        if value is not None:
+            fields[name] = datetime.fromtimestamp(value, tz=UTC).isoformat()
+    return fields
+
+
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_searches_return_the_same_results_on_both_plans(
+    brain: Brain, store: SqliteStore, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Through the whole lexical pipeline (AND, the OR retry, trigrams, fusion): the same
+    documents in the same order with the same scores, driven or ranked first."""
+    fields = _request_filters(_filters(name))
+    assert SearchRequest(query="x", **fields).filters() == _filters(name)
+    queries = ["deploy worker", "cache shard replica", "billing zebra", "rollback", "snapsh"]
+
+    def results() -> list[list[tuple[str, float]]]:
+        store._drivers.clear()
+        return [
+            [
+                (h.id, h.score)
+                for h in brain.search(
+                    SearchRequest(query=q, mode="lexical", limit=20, track=False, **fields)
+                ).results
+            ]
+            for q in queries
+        ]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(sqlite_store, "DRIVE_SHARE", 1.0)
+        driven = results()
+    monkeypatch.setattr(sqlite_store, "DRIVE_LIMIT", -1)
+    ranked_first = results()
+    store._drivers.clear()
+    assert [[i for i, _ in r] for r in driven] == [[i for i, _ in r] for r in ranked_first]
+    # the recency boost moves with the clock between the two runs, by far less than this
+    for got, want in zip(driven, ranked_first, strict=True):
+        assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-5)
+    if name != "nothing passes":
+        assert any(driven), "the filter must keep some matches"
