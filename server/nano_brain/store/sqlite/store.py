@@ -35,10 +35,10 @@ FULLTEXT_TABLES = (*LEXICAL_TABLES, "commits_fts")
 #: A lexical search whose filters leave at most this many documents (counted on an index),
 #: and at most this share of the store, scores only their chunks instead of ranking every
 #: match first (see `_lexical_driver`). Building that set costs about 1 us a document;
-#: ranking costs about 0.5 us a match (bm25) and, when too few of the best pass the filters
-#: (likely below one in eight: see `widen`), a second pass over every match. Measured on
-#: 10k and 100k chunks: a tag on 1.3% or the newest 5% are 3-4x faster driven, a collection
-#: of 15% is 1.3x (10k) to 3x (100k) slower.
+#: ranking costs about 0.5 us a match (bm25) and, when fewer than one in 16 of the best pass
+#: the filters (see `widen`), a second pass joining every match (about 1.5 us each).
+#: Measured on 10k and 100k chunks: a tag on 1.3% or the newest 5% of the documents are 3-4x
+#: faster driven, a collection of 15% 1.3x (10k) to 3x (100k) slower.
 DRIVE_LIMIT = 5000
 DRIVE_SHARE = 0.1
 _DRIVER_RECOUNT = 1000
@@ -377,9 +377,12 @@ class SqliteStore(
 
         ``weights`` are bm25's (title, body) column weights.
 
-        The best few times `limit` matches are ranked inside FTS5 first and only those are
-        joined and filtered; when that leaves too few (a selective filter, old versions or
-        superseded notes crowding in), the full join runs instead.
+        When an indexed filter (tags, a time range, collections) leaves few documents, only
+        their chunks are scored (`_lexical_driver`). Otherwise the best few times `limit`
+        matches are ranked inside FTS5 first and only those are joined and filtered; when
+        that leaves too few (a selective filter, old versions or superseded notes crowding
+        in), the full join runs instead. Either way the answer is the exact filtered top
+        `limit` by bm25 (tests/store/test_lexical_filters.py).
         """
         if table not in FULLTEXT_TABLES:
             raise ValueError(table)
