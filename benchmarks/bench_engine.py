@@ -59,7 +59,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# Run numpy's OpenBLAS single-threaded, as the `nano-brain` command does (cli._app): with a
+# thread per core, an exact vector scan (a filter leaving a few thousand chunks) waits for a
+# thread the other processes of a busy machine hold, up to milliseconds per product.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 from nano_brain import Brain, EmbeddingError, Filters, SearchRequest, StoreError, paths
 from nano_brain.config import LoadedConfig, load_config
