@@ -13,6 +13,7 @@ word would count as much as a rare one, and the results of the two dialects woul
 
 from __future__ import annotations
 
+import math
 import re
 from typing import TYPE_CHECKING
 
@@ -31,15 +32,16 @@ _K1, _B = 1.2, 0.75
 # (constants as float8: a bare 1.2 is numeric in PostgreSQL, and numeric arithmetic over
 # every posting was most of the leg's time)
 _BM25 = (
-    f"-sum(df.w * {{f}} * {_K1 + 1}::float8 / ({{f}} + {_K1}::float8 * ({1 - _B}::float8 "
-    f"+ {_B}::float8 * {{length}} / st.avgdl)))"
+    f"-sum({{w}} * {{f}} * {_K1 + 1}::float8 / ({{f}} + {_K1}::float8 * ({1 - _B}::float8 "
+    f"+ {_B}::float8 * {{length}} / {{avgdl}})))"
 )
-#: BM25's N and average chunk length (in tokens) of the workspace.
-_STATS = (
-    "st AS (SELECT greatest(s.chunks, 1)::float8 AS n, "
-    "greatest(s.tokens::float8 / greatest(s.chunks, 1), 1) AS avgdl "
-    "FROM chunk_stats s WHERE s.workspace_id = ?)"
-)
+# Postings read per lexeme before rescoring: an AND query reads its rarest lexeme's (every
+# match has it), an OR query each lexeme's; at least this many, or a multiple of the
+# candidates ranked before the join (see Lexical._words).
+_AND_READ = 4000
+_OR_READ = 400
+#: An OR query whose lexemes have at most this many postings in all reads them all.
+_OR_EXACT = 8000
 
 
 def parse_match(match: str) -> tuple[list[str], str]:
@@ -48,6 +50,12 @@ def parse_match(match: str) -> tuple[list[str], str]:
     if not terms:
         terms = match.split()
     return [t for t in terms if t.strip()], "OR" if " OR " in match else "AND"
+
+
+def _idf(n: int, df: int) -> float:
+    """FTS5's idf: ln((N - df + 0.5) / (df + 0.5)), floored at 1e-6."""
+    ratio = (n - df + 0.5) / (df + 0.5)
+    return max(math.log(ratio), 1e-6) if ratio > 0 else 1e-6
 
 
 def _like(text: str) -> str:
@@ -71,6 +79,8 @@ class Lexical:
         terms, op = parse_match(match)
         if not terms:
             return []
+        if filters.kinds and not self._any_document(filters):
+            return []  # e.g. the history leg's commits, which a team store never holds
         if table == "chunks_tri":
             return self._trigram(terms, op, filters, limit, weights)
         return self._words(terms, op, filters, limit, weights)
@@ -83,34 +93,116 @@ class Lexical:
         limit: int,
         weights: tuple[float, float],
     ) -> list[Hit]:
-        """Words: the query's lexemes' posting lists in `chunk_terms` (each read once, which
-        also gives each lexeme's document frequency), scored per chunk, then filtered."""
-        where, params = self._predicate(filters)
+        """Words: candidates from the query lexemes' best postings, scored exactly, the best
+        few joined and filtered; every posting only when that leaves too few (see `_read`)."""
         ws = self.workspace_id
         words = " ".join(" ".join(t.replace('"', " ").split()) for t in terms)
-        every = "HAVING count(*) = (SELECT cardinality(a) FROM lx) " if op == "AND" else ""
+        rows = self._planned_rows(
+            "SELECT u.lexeme, coalesce(f.df, 0), s.chunks, s.tokens "
+            "FROM (SELECT DISTINCT lexeme FROM unnest(to_tsvector('nb_english', ?))) u "
+            "LEFT JOIN chunk_terms_df f ON f.workspace_id = ? AND f.lexeme = u.lexeme "
+            "LEFT JOIN chunk_stats s ON s.workspace_id = ? ORDER BY 2, 1",
+            (words, ws, ws),
+        )
+        if not rows or rows[0][2] is None:
+            return []
+        found = [(str(r[0]), int(r[1])) for r in rows if int(r[1]) > 0]
+        if not found or (op == "AND" and len(found) < len(rows)):
+            return []  # no lexeme is indexed, or one that every match must have is not
+        n = max(int(rows[0][2]), 1)
+        avgdl = max(int(rows[0][3]) / n, 1.0)
+        idf = [_idf(n, df) for _, df in found]
+        inner = limit * (16 if filters.has_user_filters() else 4)
+        if op == "AND":  # every match is among the rarest lexeme's postings (found[0])
+            take = [max(_AND_READ, 4 * inner)] + [0] * (len(found) - 1)
+        elif sum(df for _, df in found) <= _OR_EXACT:
+            take = [df for _, df in found]  # few postings: read them all
+        else:
+            take = [max(_OR_READ, 2 * inner)] * len(found)
+        complete = found[0][1] <= take[0] if op == "AND" else all(
+            df <= t for (_, df), t in zip(found, take, strict=True)
+        )
+        hits, matched = self._read(found, idf, avgdl, take, op, filters, inner, limit, weights)
+        if len(hits) >= limit or (complete and matched <= inner):
+            return hits
+        if not hits and not self._any_document(filters):
+            return []
+        # too few passed the filters: score every posting and filter every match
+        whole = [df for _, df in found]
+        return self._read(found, idf, avgdl, whole, op, filters, None, limit, weights)[0]
+
+    def _read(
+        self: PostgresStore,
+        found: list[tuple[str, int]],
+        idf: list[float],
+        avgdl: float,
+        take: list[int],
+        op: str,
+        filters: Filters,
+        inner: int | None,
+        limit: int,
+        weights: tuple[float, float],
+    ) -> tuple[list[Hit], int]:
+        """The best `take` postings of each lexeme (by impact) make the candidates; the
+        query lexemes' postings of each candidate that were not read with them are looked
+        up, so every candidate is scored exactly; the best `inner` (all: None) are joined
+        and filtered. Returns the hits and how many candidates matched the query."""
+        where, params = self._predicate(filters)
+        ws = self.workspace_id
+        every = "HAVING count(*) = (SELECT count(*) FROM q) " if op == "AND" else ""
         hits = (
             f"({float(weights[0])!r}::float8 * p.tf_title + {float(weights[1])!r}::float8 "
             "* p.tf_body)"
         )
-        bm25 = _BM25.format(f=hits, length="p.ntok")
-        rows = self._rows(
-            "WITH lx AS (SELECT coalesce(array_agg(DISTINCT u.lexeme), '{}') AS a "
-            "FROM unnest(to_tsvector('nb_english', ?)) u), "
-            "p AS MATERIALIZED (SELECT t.lexeme, t.chunk_id, t.doc_id, t.tf_title, t.tf_body, "
-            "t.ntok FROM chunk_terms t WHERE t.workspace_id = ? "
-            "AND t.lexeme IN (SELECT unnest(a) FROM lx)), "
-            f"{_STATS}, "
-            "df AS (SELECT p.lexeme, greatest(ln((st.n - count(*) + 0.5) / (count(*) + 0.5)), "
-            "1e-6) AS w FROM p CROSS JOIN st GROUP BY p.lexeme, st.n), "
+        bm25 = _BM25.format(w="q.w", f=hits, length="p.ntok", avgdl="?::float8")
+        columns = "t.chunk_id, t.doc_id, t.tf_title, t.tf_body, t.ntok"
+        rows = self._planned_rows(
+            "WITH q AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::integer[], "
+            "?::float8[]) AS q(lexeme, df, take, w)), "
+            f"top AS MATERIALIZED (SELECT q.lexeme, {columns} FROM q CROSS JOIN LATERAL "
+            f"(SELECT {columns} FROM chunk_terms t WHERE t.workspace_id = ? "
+            "AND t.lexeme = q.lexeme ORDER BY t.impact DESC LIMIT q.take) t), "
+            "c AS (SELECT DISTINCT chunk_id FROM top), "
+            f"more AS (SELECT q.lexeme, {columns} FROM c CROSS JOIN q JOIN chunk_terms t "
+            "ON t.workspace_id = ? AND t.lexeme = q.lexeme AND t.chunk_id = c.chunk_id "
+            "WHERE q.df > q.take AND NOT EXISTS (SELECT 1 FROM top o "
+            "WHERE o.lexeme = q.lexeme AND o.chunk_id = c.chunk_id)), "
+            "p AS (SELECT * FROM top UNION ALL SELECT * FROM more), "
             f"s AS (SELECT p.chunk_id, p.doc_id, {bm25} AS score FROM p "
-            "JOIN df ON df.lexeme = p.lexeme CROSS JOIN st GROUP BY p.chunk_id, p.doc_id "
-            f"{every}) "
-            "SELECT s.chunk_id, s.doc_id, s.score FROM s JOIN documents d ON d.id = s.doc_id "
-            f"WHERE d.workspace_id = ? AND {where} ORDER BY s.score, s.chunk_id LIMIT ?",
-            (words, ws, ws, ws, *params, limit),
+            f"JOIN q ON q.lexeme = p.lexeme GROUP BY p.chunk_id, p.doc_id {every}), "
+            "k AS (SELECT s.chunk_id, s.doc_id, s.score FROM s ORDER BY s.score, s.chunk_id "
+            "LIMIT ?) "
+            # the hits, then one row with how many candidates matched (known even when the
+            # filters reject every hit)
+            "(SELECT k.chunk_id, k.doc_id, k.score FROM k JOIN documents d ON d.id = k.doc_id "
+            f"WHERE d.workspace_id = ? AND {where} ORDER BY k.score, k.chunk_id LIMIT ?) "
+            "UNION ALL SELECT NULL, NULL, count(*) FROM s",
+            (
+                [lexeme for lexeme, _ in found],
+                [df for _, df in found],
+                take,
+                idf,
+                ws,
+                ws,
+                avgdl,
+                inner,
+                ws,
+                *params,
+                limit,
+            ),
         )
-        return [Hit(int(r[0]), int(r[1]), float(r[2])) for r in rows]
+        *found_rows, (_, _, matched) = rows
+        return [Hit(int(r[0]), int(r[1]), float(r[2])) for r in found_rows], int(matched)
+
+    def _any_document(self: PostgresStore, filters: Filters) -> bool:
+        """Whether any document passes the filters (commits on a team store: none)."""
+        where, params = self._predicate(filters)
+        return bool(
+            self._planned_rows(
+                f"SELECT 1 FROM documents d WHERE d.workspace_id = ? AND {where} LIMIT 1",
+                (self.workspace_id, *params),
+            )
+        )
 
     def _trigram(
         self: PostgresStore,
@@ -130,8 +222,8 @@ class Lexical:
         found = f" {op} ".join(f"{text} LIKE ?" for _ in grams)
         patterns = ["%" + _like(g) + "%" for g in grams]
         occurrences = "(length({0}) - length(replace({0}, t.term, ''))) / length(t.term)"
-        bm25 = _BM25.format(f="tf.f", length="(length(m.lt) + length(m.lb) + 1)")
-        rows = self._rows(
+        bm25 = _BM25.format(w="df.w", f="tf.f", length="(length(m.lt) + length(m.lb) + 1)", avgdl="st.avgdl")
+        rows = self._planned_rows(
             "WITH t AS (SELECT DISTINCT term FROM unnest(?::text[]) term), "
             "st AS (SELECT greatest(s.chunks, 1)::float8 AS n, "
             "greatest(s.chars::float8 / greatest(s.chunks, 1), 1) AS avgdl "
