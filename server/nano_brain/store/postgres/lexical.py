@@ -2,13 +2,21 @@
 
 The search pipeline writes its lexical queries as FTS5 expressions: quoted terms joined by
 AND or by OR, against ``chunks_fts`` (words) or ``chunks_tri`` (trigrams: identifier
-fragments, CJK). Here the same query is run over the chunks' generated ``tsv`` (GIN) or their
-lower-cased text (pg_trgm GIN), and each match is scored with FTS5's bm25 formula (k1 1.2,
-b 0.75, idf floored at 1e-6, title and body hits weighted, lengths in tokens), computed in SQL
-from the tsvector's positions and the workspace's chunk statistics (`chunk_stats`). The
-scores are negative, lower is better, as bm25() returns them, so fusion and pseudo-relevance
-feedback treat both dialects alike. PostgreSQL's ts_rank/ts_rank_cd have no idf: a common
-word would count as much as a rare one, and the results of the two dialects would differ.
+fragments, CJK). Words are looked up in `chunk_terms`, the posting lists derived from each
+chunk's ``tsv``; substrings are found in the chunks' lower-cased text. Each match is scored
+with FTS5's bm25 formula (k1 1.2, b 0.75, idf floored at 1e-6, title and body hits weighted,
+lengths in tokens) from the postings, the lexemes' document frequencies (`chunk_terms_df`)
+and the workspace's chunk statistics (`chunk_stats`). The scores are negative, lower is
+better, as bm25() returns them, so fusion and pseudo-relevance feedback treat both dialects
+alike. PostgreSQL's ts_rank/ts_rank_cd have no idf: a common word would count as much as a
+rare one, and the results of the two dialects would differ.
+
+A word query does not score every posting of a common lexeme: each lexeme's postings are
+read best first (by `impact`, their BM25 term-frequency part) up to a few times the hits
+wanted, the chunks found are scored exactly (their other postings looked up), and only the
+best few are joined to their documents and filtered, as the SQLite store ranks inside FTS5
+first. When that leaves too few hits, every posting is read. (Row-level security keeps the
+planner off GIN indexes, whose operators are not leakproof: the posting lists are a B-tree.)
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ _BM25 = (
 # match has it), an OR query each lexeme's; at least this many, or a multiple of the
 # candidates ranked before the join (see Lexical._words).
 _AND_READ = 4000
-_OR_READ = 400
+_OR_READ = 800
 #: An OR query whose lexemes have at most this many postings in all reads them all.
 _OR_EXACT = 8000
 
@@ -118,9 +126,11 @@ class Lexical:
         elif sum(df for _, df in found) <= _OR_EXACT:
             take = [df for _, df in found]  # few postings: read them all
         else:
-            take = [max(_OR_READ, 2 * inner)] * len(found)
-        complete = found[0][1] <= take[0] if op == "AND" else all(
-            df <= t for (_, df), t in zip(found, take, strict=True)
+            take = [max(_OR_READ, 4 * inner)] * len(found)
+        complete = (
+            found[0][1] <= take[0]
+            if op == "AND"
+            else all(df <= t for (_, df), t in zip(found, take, strict=True))
         )
         hits, matched = self._read(found, idf, avgdl, take, op, filters, inner, limit, weights)
         if len(hits) >= limit or (complete and matched <= inner):
@@ -212,34 +222,43 @@ class Lexical:
         limit: int,
         weights: tuple[float, float],
     ) -> list[Hit]:
-        """Substrings (FTS5's trigram tokenizer: case-insensitive, three characters or more)."""
+        """Substrings (FTS5's trigram tokenizer: case-insensitive, three characters or more).
+
+        Row-level security keeps the planner off the pg_trgm index (LIKE is not leakproof),
+        so the chunks are scanned: once, for every chunk holding any of the terms, which
+        gives each term's document frequency and the matches to filter and score."""
         grams = list(dict.fromkeys(t.lower() for t in terms if len(t) >= 3))
         if not grams:
             return []
         where, params = self._predicate(filters)
         ws = self.workspace_id
         text = "lower(c.title || ' ' || c.body)"
-        found = f" {op} ".join(f"{text} LIKE ?" for _ in grams)
+        anywhere = " OR ".join(f"{text} LIKE ?" for _ in grams)
         patterns = ["%" + _like(g) + "%" for g in grams]
+        holds = "strpos(x.lt || ' ' || x.lb, {}) > 0"
+        found = f" {op} ".join(holds.format("?") for _ in grams)
         occurrences = "(length({0}) - length(replace({0}, t.term, ''))) / length(t.term)"
-        bm25 = _BM25.format(w="df.w", f="tf.f", length="(length(m.lt) + length(m.lb) + 1)", avgdl="st.avgdl")
+        bm25 = _BM25.format(
+            w="df.w", f="tf.f", length="(length(m.lt) + length(m.lb) + 1)", avgdl="st.avgdl"
+        )
         rows = self._planned_rows(
             "WITH t AS (SELECT DISTINCT term FROM unnest(?::text[]) term), "
             "st AS (SELECT greatest(s.chunks, 1)::float8 AS n, "
             "greatest(s.chars::float8 / greatest(s.chunks, 1), 1) AS avgdl "
             "FROM chunk_stats s WHERE s.workspace_id = ?), "
+            "x AS MATERIALIZED (SELECT c.id, c.doc_id, lower(c.title) AS lt, "
+            f"lower(c.body) AS lb FROM chunks c WHERE c.workspace_id = ? AND ({anywhere})), "
             "df AS (SELECT t.term, greatest(ln((st.n - f.n + 0.5) / (f.n + 0.5)), 1e-6) AS w "
-            "FROM t CROSS JOIN st CROSS JOIN LATERAL (SELECT count(*) AS n FROM chunks c "
-            f"WHERE c.workspace_id = ? AND {text} LIKE '%' || replace(replace(replace(t.term, "
-            "'\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%') f), "
-            "m AS MATERIALIZED (SELECT c.id, c.doc_id, lower(c.title) AS lt, lower(c.body) AS lb "
-            "FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.workspace_id = ? "
-            f"AND ({found}) AND d.workspace_id = ? AND {where}) "
+            "FROM t CROSS JOIN st CROSS JOIN LATERAL (SELECT count(*) AS n FROM x "
+            f"WHERE {holds.format('t.term')}) f), "
+            "m AS MATERIALIZED (SELECT x.id, x.doc_id, x.lt, x.lb FROM x "
+            f"JOIN documents d ON d.id = x.doc_id WHERE ({found}) AND d.workspace_id = ? "
+            f"AND {where}) "
             f"SELECT m.id, m.doc_id, {bm25} AS score FROM m CROSS JOIN st "
             f"CROSS JOIN LATERAL (SELECT t.term, ?::float8 * {occurrences.format('m.lt')} "
             f"+ ?::float8 * {occurrences.format('m.lb')} AS f FROM t) tf "
             "JOIN df ON df.term = tf.term WHERE tf.f > 0 "
             "GROUP BY m.id, m.doc_id ORDER BY score, m.id LIMIT ?",
-            (grams, ws, ws, ws, *patterns, ws, *params, weights[0], weights[1], limit),
+            (grams, ws, ws, *patterns, *grams, ws, *params, weights[0], weights[1], limit),
         )
         return [Hit(int(r[0]), int(r[1]), float(r[2])) for r in rows]

@@ -365,8 +365,8 @@ _V4 = r"""
 CREATE FUNCTION nb_impact(tf_title integer, tf_body integer, ntok integer, avgdl float8)
     RETURNS real LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT ((5 * tf_title + tf_body) * 2.2::float8
-                  / ((5 * tf_title + tf_body)
-                     + 1.2::float8 * (0.25::float8 + 0.75::float8 * ntok / greatest(avgdl, 1))))::real $$;
+                  / ((5 * tf_title + tf_body) + 1.2::float8
+                     * (0.25::float8 + 0.75::float8 * ntok / greatest(avgdl, 1))))::real $$;
 
 CREATE TABLE chunk_terms_df (
     workspace_id text NOT NULL,

@@ -342,9 +342,10 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
         )
 
 
-def migrate(conn: Any, location: str) -> None:
-    """Bring the database's schema to SCHEMA_VERSION, each migration in its own transaction
-    (run by the owner; another process migrating at the same time waits on the lock)."""
+def migrate(conn: Any, location: str, *, to: int = SCHEMA_VERSION) -> None:
+    """Bring the database's schema to SCHEMA_VERSION (tests: to an earlier version `to`), in
+    one transaction (run by the owner; another process migrating at the same time waits on
+    the lock)."""
     import psycopg
 
     try:
@@ -354,7 +355,7 @@ def migrate(conn: Any, location: str) -> None:
             version = int(
                 conn.execute("SELECT coalesce(max(version), 0) FROM nb_schema").fetchone()[0]
             )
-            for number in range(version + 1, SCHEMA_VERSION + 1):
+            for number in range(version + 1, to + 1):
                 log.info("store %s: applying migration %d", location, number)
                 conn.execute(MIGRATIONS[number - 1])
                 if number in STEPS:
