@@ -21,7 +21,6 @@ planner off GIN indexes, whose operators are not leakproof: the posting lists ar
 
 from __future__ import annotations
 
-import math
 import re
 from typing import TYPE_CHECKING
 
@@ -47,9 +46,10 @@ _BM25 = (
 # match has it), an OR query each lexeme's; at least this many, or a multiple of the
 # candidates ranked before the join (see Lexical._words).
 _AND_READ = 4000
-_OR_READ = 800
+_OR_READ = 400
 #: An OR query whose lexemes have at most this many postings in all reads them all.
 _OR_EXACT = 8000
+_EVERYTHING = 2**62
 
 
 def parse_match(match: str) -> tuple[list[str], str]:
@@ -58,12 +58,6 @@ def parse_match(match: str) -> tuple[list[str], str]:
     if not terms:
         terms = match.split()
     return [t for t in terms if t.strip()], "OR" if " OR " in match else "AND"
-
-
-def _idf(n: int, df: int) -> float:
-    """FTS5's idf: ln((N - df + 0.5) / (df + 0.5)), floored at 1e-6."""
-    ratio = (n - df + 0.5) / (df + 0.5)
-    return max(math.log(ratio), 1e-6) if ratio > 0 else 1e-6
 
 
 def _like(text: str) -> str:
@@ -103,72 +97,61 @@ class Lexical:
     ) -> list[Hit]:
         """Words: candidates from the query lexemes' best postings, scored exactly, the best
         few joined and filtered; every posting only when that leaves too few (see `_read`)."""
-        ws = self.workspace_id
         words = " ".join(" ".join(t.replace('"', " ").split()) for t in terms)
-        rows = self._planned_rows(
-            "SELECT u.lexeme, coalesce(f.df, 0), s.chunks, s.tokens "
-            "FROM (SELECT DISTINCT lexeme FROM unnest(to_tsvector('nb_english', ?))) u "
-            "LEFT JOIN chunk_terms_df f ON f.workspace_id = ? AND f.lexeme = u.lexeme "
-            "LEFT JOIN chunk_stats s ON s.workspace_id = ? ORDER BY 2, 1",
-            (words, ws, ws),
-        )
-        if not rows or rows[0][2] is None:
-            return []
-        found = [(str(r[0]), int(r[1])) for r in rows if int(r[1]) > 0]
-        if not found or (op == "AND" and len(found) < len(rows)):
-            return []  # no lexeme is indexed, or one that every match must have is not
-        n = max(int(rows[0][2]), 1)
-        avgdl = max(int(rows[0][3]) / n, 1.0)
-        idf = [_idf(n, df) for _, df in found]
         inner = limit * (16 if filters.has_user_filters() else 4)
-        if op == "AND":  # every match is among the rarest lexeme's postings (found[0])
-            take = [max(_AND_READ, 4 * inner)] + [0] * (len(found) - 1)
-        elif sum(df for _, df in found) <= _OR_EXACT:
-            take = [df for _, df in found]  # few postings: read them all
+        if op == "AND":  # every match is among the rarest lexeme's postings
+            take, exact_below = (max(_AND_READ, 4 * inner), 0), -1
         else:
-            take = [max(_OR_READ, 4 * inner)] * len(found)
-        complete = (
-            found[0][1] <= take[0]
-            if op == "AND"
-            else all(df <= t for (_, df), t in zip(found, take, strict=True))
+            take, exact_below = (max(_OR_READ, 2 * inner),) * 2, _OR_EXACT
+        hits, matched, complete = self._read(
+            words, op, take, exact_below, filters, inner, limit, weights
         )
-        hits, matched = self._read(found, idf, avgdl, take, op, filters, inner, limit, weights)
         if len(hits) >= limit or (complete and matched <= inner):
             return hits
         if not hits and not self._any_document(filters):
             return []
         # too few passed the filters: score every posting and filter every match
-        whole = [df for _, df in found]
-        return self._read(found, idf, avgdl, whole, op, filters, None, limit, weights)[0]
+        return self._read(words, op, (0, 0), _EVERYTHING, filters, None, limit, weights)[0]
 
     def _read(
         self: PostgresStore,
-        found: list[tuple[str, int]],
-        idf: list[float],
-        avgdl: float,
-        take: list[int],
+        words: str,
         op: str,
+        take: tuple[int, int],
+        exact_below: int,
         filters: Filters,
         inner: int | None,
         limit: int,
         weights: tuple[float, float],
-    ) -> tuple[list[Hit], int]:
-        """The best `take` postings of each lexeme (by impact) make the candidates; the
-        query lexemes' postings of each candidate that were not read with them are looked
-        up, so every candidate is scored exactly; the best `inner` (all: None) are joined
-        and filtered. Returns the hits and how many candidates matched the query."""
+    ) -> tuple[list[Hit], int, bool]:
+        """One statement: the query's lexemes with their document frequencies; the best
+        postings of each (by impact: `take[0]` of the rarest, `take[1]` of the others, all of
+        them when the lexemes have at most `exact_below` in all) make the candidates; the
+        candidates' postings of the other lexemes are looked up, so that every candidate is
+        scored exactly; the best `inner` (all: None) are joined and filtered.
+
+        Returns the hits, how many candidates matched, and whether the candidates were all
+        the matches (AND: the rarest lexeme's postings were all read; OR: every lexeme's)."""
         where, params = self._predicate(filters)
         ws = self.workspace_id
-        every = "HAVING count(*) = (SELECT count(*) FROM q) " if op == "AND" else ""
+        every = "HAVING count(*) = (SELECT count(*) FROM lx) " if op == "AND" else ""
         hits = (
             f"({float(weights[0])!r}::float8 * p.tf_title + {float(weights[1])!r}::float8 "
             "* p.tf_body)"
         )
-        bm25 = _BM25.format(w="q.w", f=hits, length="p.ntok", avgdl="?::float8")
+        bm25 = _BM25.format(w="q.w", f=hits, length="p.ntok", avgdl="q.avgdl")
         columns = "t.chunk_id, t.doc_id, t.tf_title, t.tf_body, t.ntok"
         rows = self._planned_rows(
-            "WITH q AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::integer[], "
-            "?::float8[]) AS q(lexeme, df, take, w)), "
+            "WITH lx AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('nb_english', ?)) u), "
+            "f AS (SELECT lx.lexeme, f.df, row_number() OVER (ORDER BY f.df, lx.lexeme) AS r, "
+            "sum(f.df) OVER () AS total FROM lx JOIN chunk_terms_df f "
+            "ON f.workspace_id = ? AND f.lexeme = lx.lexeme AND f.df > 0), "
+            "q AS MATERIALIZED (SELECT f.lexeme, f.df, f.r, "
+            "CASE WHEN f.total <= ? THEN f.df WHEN f.r = 1 THEN ? ELSE ? END AS take, "
+            "greatest(ln((st.n - f.df + 0.5) / (f.df + 0.5)), 1e-6) AS w, st.avgdl FROM f "
+            "CROSS JOIN (SELECT greatest(s.chunks, 1)::float8 AS n, "
+            "greatest(s.tokens::float8 / greatest(s.chunks, 1), 1) AS avgdl "
+            "FROM chunk_stats s WHERE s.workspace_id = ?) st), "
             f"top AS MATERIALIZED (SELECT q.lexeme, {columns} FROM q CROSS JOIN LATERAL "
             f"(SELECT {columns} FROM chunk_terms t WHERE t.workspace_id = ? "
             "AND t.lexeme = q.lexeme ORDER BY t.impact DESC LIMIT q.take) t), "
@@ -182,27 +165,31 @@ class Lexical:
             f"JOIN q ON q.lexeme = p.lexeme GROUP BY p.chunk_id, p.doc_id {every}), "
             "k AS (SELECT s.chunk_id, s.doc_id, s.score FROM s ORDER BY s.score, s.chunk_id "
             "LIMIT ?) "
-            # the hits, then one row with how many candidates matched (known even when the
-            # filters reject every hit)
-            "(SELECT k.chunk_id, k.doc_id, k.score FROM k JOIN documents d ON d.id = k.doc_id "
-            f"WHERE d.workspace_id = ? AND {where} ORDER BY k.score, k.chunk_id LIMIT ?) "
-            "UNION ALL SELECT NULL, NULL, count(*) FROM s",
+            # the hits, then one row saying how many candidates matched and whether they were
+            # all the matches (known even when the filters reject every hit)
+            "(SELECT k.chunk_id, k.doc_id, k.score, NULL::bigint, NULL::boolean FROM k "
+            f"JOIN documents d ON d.id = k.doc_id WHERE d.workspace_id = ? AND {where} "
+            "ORDER BY k.score, k.chunk_id LIMIT ?) "
+            "UNION ALL SELECT NULL, NULL, NULL, (SELECT count(*) FROM s), "
+            "(SELECT coalesce(bool_and(q.df <= q.take OR (? AND q.r > 1)), true) FROM q)",
             (
-                [lexeme for lexeme, _ in found],
-                [df for _, df in found],
-                take,
-                idf,
+                words,
+                ws,
+                exact_below,
+                *take,
                 ws,
                 ws,
-                avgdl,
+                ws,
                 inner,
                 ws,
                 *params,
                 limit,
+                op == "AND",
             ),
         )
-        *found_rows, (_, _, matched) = rows
-        return [Hit(int(r[0]), int(r[1]), float(r[2])) for r in found_rows], int(matched)
+        *found, (_, _, _, matched, complete) = rows
+        hits_found = [Hit(int(r[0]), int(r[1]), float(r[2])) for r in found]
+        return hits_found, int(matched), bool(complete)
 
     def _any_document(self: PostgresStore, filters: Filters) -> bool:
         """Whether any document passes the filters (commits on a team store: none)."""
