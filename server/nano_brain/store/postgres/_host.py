@@ -57,3 +57,15 @@ class PgHost(Protocol):
         limit: int,
         weights: tuple[float, float],
     ) -> list[Hit]: ...
+    def _read(
+        self,
+        words: str,
+        op: str,
+        take: tuple[int, int],
+        exact_below: int,
+        filters: Filters,
+        inner: int | None,
+        limit: int,
+        weights: tuple[float, float],
+    ) -> tuple[list[Hit], int, bool]: ...
+    def _any_document(self, filters: Filters) -> bool: ...
