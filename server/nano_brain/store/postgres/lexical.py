@@ -2,13 +2,21 @@
 
 The search pipeline writes its lexical queries as FTS5 expressions: quoted terms joined by
 AND or by OR, against ``chunks_fts`` (words) or ``chunks_tri`` (trigrams: identifier
-fragments, CJK). Here the same query is run over the chunks' generated ``tsv`` (GIN) or their
-lower-cased text (pg_trgm GIN), and each match is scored with FTS5's bm25 formula (k1 1.2,
-b 0.75, idf floored at 1e-6, title and body hits weighted, lengths in tokens), computed in SQL
-from the tsvector's positions and the workspace's chunk statistics (`chunk_stats`). The
-scores are negative, lower is better, as bm25() returns them, so fusion and pseudo-relevance
-feedback treat both dialects alike. PostgreSQL's ts_rank/ts_rank_cd have no idf: a common
-word would count as much as a rare one, and the results of the two dialects would differ.
+fragments, CJK). Words are looked up in `chunk_terms`, the posting lists derived from each
+chunk's ``tsv``; substrings are found in the chunks' lower-cased text. Each match is scored
+with FTS5's bm25 formula (k1 1.2, b 0.75, idf floored at 1e-6, title and body hits weighted,
+lengths in tokens) from the postings, the lexemes' document frequencies (`chunk_terms_df`)
+and the workspace's chunk statistics (`chunk_stats`). The scores are negative, lower is
+better, as bm25() returns them, so fusion and pseudo-relevance feedback treat both dialects
+alike. PostgreSQL's ts_rank/ts_rank_cd have no idf: a common word would count as much as a
+rare one, and the results of the two dialects would differ.
+
+A word query does not score every posting of a common lexeme: each lexeme's postings are
+read best first (by `impact`, their BM25 term-frequency part) up to a few times the hits
+wanted, the chunks found are scored exactly (their other postings looked up), and only the
+best few are joined to their documents and filtered, as the SQLite store ranks inside FTS5
+first. When that leaves too few hits, every posting is read. (Row-level security keeps the
+planner off GIN indexes, whose operators are not leakproof: the posting lists are a B-tree.)
 """
 
 from __future__ import annotations
@@ -31,15 +39,17 @@ _K1, _B = 1.2, 0.75
 # (constants as float8: a bare 1.2 is numeric in PostgreSQL, and numeric arithmetic over
 # every posting was most of the leg's time)
 _BM25 = (
-    f"-sum(df.w * {{f}} * {_K1 + 1}::float8 / ({{f}} + {_K1}::float8 * ({1 - _B}::float8 "
-    f"+ {_B}::float8 * {{length}} / st.avgdl)))"
+    f"-sum({{w}} * {{f}} * {_K1 + 1}::float8 / ({{f}} + {_K1}::float8 * ({1 - _B}::float8 "
+    f"+ {_B}::float8 * {{length}} / {{avgdl}})))"
 )
-#: BM25's N and average chunk length (in tokens) of the workspace.
-_STATS = (
-    "st AS (SELECT greatest(s.chunks, 1)::float8 AS n, "
-    "greatest(s.tokens::float8 / greatest(s.chunks, 1), 1) AS avgdl "
-    "FROM chunk_stats s WHERE s.workspace_id = ?)"
-)
+# Postings read per lexeme before rescoring: an AND query reads its rarest lexeme's (every
+# match has it), an OR query each lexeme's; at least this many, or a multiple of the
+# candidates ranked before the join (see Lexical._words).
+_AND_READ = 4000
+_OR_READ = 400
+#: An OR query whose lexemes have at most this many postings in all reads them all.
+_OR_EXACT = 8000
+_EVERYTHING = 2**62
 
 
 def parse_match(match: str) -> tuple[list[str], str]:
@@ -71,6 +81,8 @@ class Lexical:
         terms, op = parse_match(match)
         if not terms:
             return []
+        if filters.kinds and not self._any_document(filters):
+            return []  # e.g. the history leg's commits, which a team store never holds
         if table == "chunks_tri":
             return self._trigram(terms, op, filters, limit, weights)
         return self._words(terms, op, filters, limit, weights)
@@ -83,34 +95,113 @@ class Lexical:
         limit: int,
         weights: tuple[float, float],
     ) -> list[Hit]:
-        """Words: the query's lexemes' posting lists in `chunk_terms` (each read once, which
-        also gives each lexeme's document frequency), scored per chunk, then filtered."""
+        """Words: candidates from the query lexemes' best postings, scored exactly, the best
+        few joined and filtered; every posting only when that leaves too few (see `_read`)."""
+        words = " ".join(" ".join(t.replace('"', " ").split()) for t in terms)
+        inner = limit * (16 if filters.has_user_filters() else 4)
+        if op == "AND":  # every match is among the rarest lexeme's postings
+            take, exact_below = (max(_AND_READ, 4 * inner), 0), -1
+        else:
+            take, exact_below = (max(_OR_READ, 2 * inner),) * 2, _OR_EXACT
+        hits, matched, complete = self._read(
+            words, op, take, exact_below, filters, inner, limit, weights
+        )
+        if len(hits) >= limit or (complete and matched <= inner):
+            return hits
+        if not hits and not self._any_document(filters):
+            return []
+        # too few passed the filters: score every posting and filter every match
+        return self._read(words, op, (0, 0), _EVERYTHING, filters, None, limit, weights)[0]
+
+    def _read(
+        self: PostgresStore,
+        words: str,
+        op: str,
+        take: tuple[int, int],
+        exact_below: int,
+        filters: Filters,
+        inner: int | None,
+        limit: int,
+        weights: tuple[float, float],
+    ) -> tuple[list[Hit], int, bool]:
+        """One statement: the query's lexemes with their document frequencies; the best
+        postings of each (by impact: `take[0]` of the rarest, `take[1]` of the others, all of
+        them when the lexemes have at most `exact_below` in all) make the candidates; the
+        candidates' postings of the other lexemes are looked up, so that every candidate is
+        scored exactly; the best `inner` (all: None) are joined and filtered.
+
+        Returns the hits, how many candidates matched, and whether the candidates were all
+        the matches (AND: the rarest lexeme's postings were all read; OR: every lexeme's)."""
         where, params = self._predicate(filters)
         ws = self.workspace_id
-        words = " ".join(" ".join(t.replace('"', " ").split()) for t in terms)
-        every = "HAVING count(*) = (SELECT cardinality(a) FROM lx) " if op == "AND" else ""
+        every = "HAVING count(*) = (SELECT count(*) FROM lx) " if op == "AND" else ""
         hits = (
             f"({float(weights[0])!r}::float8 * p.tf_title + {float(weights[1])!r}::float8 "
             "* p.tf_body)"
         )
-        bm25 = _BM25.format(f=hits, length="p.ntok")
+        bm25 = _BM25.format(w="q.w", f=hits, length="p.ntok", avgdl="q.avgdl")
+        columns = "t.chunk_id, t.doc_id, t.tf_title, t.tf_body, t.ntok"
+        # a prepared statement: planning this one took about a millisecond per call, and its
+        # plan hardly depends on the values (the lexemes' numbers drive it as it runs)
         rows = self._rows(
-            "WITH lx AS (SELECT coalesce(array_agg(DISTINCT u.lexeme), '{}') AS a "
-            "FROM unnest(to_tsvector('nb_english', ?)) u), "
-            "p AS MATERIALIZED (SELECT t.lexeme, t.chunk_id, t.doc_id, t.tf_title, t.tf_body, "
-            "t.ntok FROM chunk_terms t WHERE t.workspace_id = ? "
-            "AND t.lexeme IN (SELECT unnest(a) FROM lx)), "
-            f"{_STATS}, "
-            "df AS (SELECT p.lexeme, greatest(ln((st.n - count(*) + 0.5) / (count(*) + 0.5)), "
-            "1e-6) AS w FROM p CROSS JOIN st GROUP BY p.lexeme, st.n), "
+            "WITH lx AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('nb_english', ?)) u), "
+            "f AS (SELECT lx.lexeme, f.df, row_number() OVER (ORDER BY f.df, lx.lexeme) AS r, "
+            "sum(f.df) OVER () AS total FROM lx JOIN chunk_terms_df f "
+            "ON f.workspace_id = ? AND f.lexeme = lx.lexeme AND f.df > 0), "
+            "q AS MATERIALIZED (SELECT f.lexeme, f.df, f.r, "
+            "CASE WHEN f.total <= ? THEN f.df WHEN f.r = 1 THEN ? ELSE ? END AS take, "
+            "greatest(ln((st.n - f.df + 0.5) / (f.df + 0.5)), 1e-6) AS w, st.avgdl FROM f "
+            "CROSS JOIN (SELECT greatest(s.chunks, 1)::float8 AS n, "
+            "greatest(s.tokens::float8 / greatest(s.chunks, 1), 1) AS avgdl "
+            "FROM chunk_stats s WHERE s.workspace_id = ?) st), "
+            f"top AS MATERIALIZED (SELECT q.lexeme, {columns} FROM q CROSS JOIN LATERAL "
+            f"(SELECT {columns} FROM chunk_terms t WHERE t.workspace_id = ? "
+            "AND t.lexeme = q.lexeme ORDER BY t.impact DESC LIMIT q.take) t), "
+            "c AS (SELECT DISTINCT chunk_id FROM top), "
+            f"more AS (SELECT q.lexeme, {columns} FROM c CROSS JOIN q JOIN chunk_terms t "
+            "ON t.workspace_id = ? AND t.lexeme = q.lexeme AND t.chunk_id = c.chunk_id "
+            "WHERE q.df > q.take AND NOT EXISTS (SELECT 1 FROM top o "
+            "WHERE o.lexeme = q.lexeme AND o.chunk_id = c.chunk_id)), "
+            "p AS (SELECT * FROM top UNION ALL SELECT * FROM more), "
             f"s AS (SELECT p.chunk_id, p.doc_id, {bm25} AS score FROM p "
-            "JOIN df ON df.lexeme = p.lexeme CROSS JOIN st GROUP BY p.chunk_id, p.doc_id "
-            f"{every}) "
-            "SELECT s.chunk_id, s.doc_id, s.score FROM s JOIN documents d ON d.id = s.doc_id "
-            f"WHERE d.workspace_id = ? AND {where} ORDER BY s.score, s.chunk_id LIMIT ?",
-            (words, ws, ws, ws, *params, limit),
+            f"JOIN q ON q.lexeme = p.lexeme GROUP BY p.chunk_id, p.doc_id {every}), "
+            "k AS (SELECT s.chunk_id, s.doc_id, s.score FROM s ORDER BY s.score, s.chunk_id "
+            "LIMIT ?) "
+            # the hits, then one row saying how many candidates matched and whether they were
+            # all the matches (known even when the filters reject every hit)
+            "(SELECT k.chunk_id, k.doc_id, k.score, NULL::bigint, NULL::boolean FROM k "
+            f"JOIN documents d ON d.id = k.doc_id WHERE d.workspace_id = ? AND {where} "
+            "ORDER BY k.score, k.chunk_id LIMIT ?) "
+            "UNION ALL SELECT NULL, NULL, NULL, (SELECT count(*) FROM s), "
+            "(SELECT coalesce(bool_and(q.df <= q.take OR (? AND q.r > 1)), true) FROM q)",
+            (
+                words,
+                ws,
+                exact_below,
+                *take,
+                ws,
+                ws,
+                ws,
+                inner,
+                ws,
+                *params,
+                limit,
+                op == "AND",
+            ),
         )
-        return [Hit(int(r[0]), int(r[1]), float(r[2])) for r in rows]
+        *found, (_, _, _, matched, complete) = rows
+        hits_found = [Hit(int(r[0]), int(r[1]), float(r[2])) for r in found]
+        return hits_found, int(matched), bool(complete)
+
+    def _any_document(self: PostgresStore, filters: Filters) -> bool:
+        """Whether any document passes the filters (commits on a team store: none)."""
+        where, params = self._predicate(filters)
+        return bool(
+            self._planned_rows(
+                f"SELECT 1 FROM documents d WHERE d.workspace_id = ? AND {where} LIMIT 1",
+                (self.workspace_id, *params),
+            )
+        )
 
     def _trigram(
         self: PostgresStore,
@@ -120,34 +211,43 @@ class Lexical:
         limit: int,
         weights: tuple[float, float],
     ) -> list[Hit]:
-        """Substrings (FTS5's trigram tokenizer: case-insensitive, three characters or more)."""
+        """Substrings (FTS5's trigram tokenizer: case-insensitive, three characters or more).
+
+        Row-level security keeps the planner off the pg_trgm index (LIKE is not leakproof),
+        so the chunks are scanned: once, for every chunk holding any of the terms, which
+        gives each term's document frequency and the matches to filter and score."""
         grams = list(dict.fromkeys(t.lower() for t in terms if len(t) >= 3))
         if not grams:
             return []
         where, params = self._predicate(filters)
         ws = self.workspace_id
         text = "lower(c.title || ' ' || c.body)"
-        found = f" {op} ".join(f"{text} LIKE ?" for _ in grams)
+        anywhere = " OR ".join(f"{text} LIKE ?" for _ in grams)
         patterns = ["%" + _like(g) + "%" for g in grams]
+        holds = "strpos(x.lt || ' ' || x.lb, {}) > 0"
+        found = f" {op} ".join(holds.format("?") for _ in grams)
         occurrences = "(length({0}) - length(replace({0}, t.term, ''))) / length(t.term)"
-        bm25 = _BM25.format(f="tf.f", length="(length(m.lt) + length(m.lb) + 1)")
-        rows = self._rows(
+        bm25 = _BM25.format(
+            w="df.w", f="tf.f", length="(length(m.lt) + length(m.lb) + 1)", avgdl="st.avgdl"
+        )
+        rows = self._planned_rows(
             "WITH t AS (SELECT DISTINCT term FROM unnest(?::text[]) term), "
             "st AS (SELECT greatest(s.chunks, 1)::float8 AS n, "
             "greatest(s.chars::float8 / greatest(s.chunks, 1), 1) AS avgdl "
             "FROM chunk_stats s WHERE s.workspace_id = ?), "
+            "x AS MATERIALIZED (SELECT c.id, c.doc_id, lower(c.title) AS lt, "
+            f"lower(c.body) AS lb FROM chunks c WHERE c.workspace_id = ? AND ({anywhere})), "
             "df AS (SELECT t.term, greatest(ln((st.n - f.n + 0.5) / (f.n + 0.5)), 1e-6) AS w "
-            "FROM t CROSS JOIN st CROSS JOIN LATERAL (SELECT count(*) AS n FROM chunks c "
-            f"WHERE c.workspace_id = ? AND {text} LIKE '%' || replace(replace(replace(t.term, "
-            "'\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%') f), "
-            "m AS MATERIALIZED (SELECT c.id, c.doc_id, lower(c.title) AS lt, lower(c.body) AS lb "
-            "FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.workspace_id = ? "
-            f"AND ({found}) AND d.workspace_id = ? AND {where}) "
+            "FROM t CROSS JOIN st CROSS JOIN LATERAL (SELECT count(*) AS n FROM x "
+            f"WHERE {holds.format('t.term')}) f), "
+            "m AS MATERIALIZED (SELECT x.id, x.doc_id, x.lt, x.lb FROM x "
+            f"JOIN documents d ON d.id = x.doc_id WHERE ({found}) AND d.workspace_id = ? "
+            f"AND {where}) "
             f"SELECT m.id, m.doc_id, {bm25} AS score FROM m CROSS JOIN st "
             f"CROSS JOIN LATERAL (SELECT t.term, ?::float8 * {occurrences.format('m.lt')} "
             f"+ ?::float8 * {occurrences.format('m.lb')} AS f FROM t) tf "
             "JOIN df ON df.term = tf.term WHERE tf.f > 0 "
             "GROUP BY m.id, m.doc_id ORDER BY score, m.id LIMIT ?",
-            (grams, ws, ws, ws, *patterns, ws, *params, weights[0], weights[1], limit),
+            (grams, ws, ws, *patterns, *grams, ws, *params, weights[0], weights[1], limit),
         )
         return [Hit(int(r[0]), int(r[1]), float(r[2])) for r in rows]

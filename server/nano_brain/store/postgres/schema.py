@@ -30,6 +30,7 @@ WORKSPACE_TABLES = (
     "audit_log",
     "code_anchors",
     "consolidation_proposals",
+    "chunk_terms_df",
 )
 
 # Extensions and the text search configuration: stemming like FTS5's porter tokenizer, with
@@ -351,7 +352,87 @@ CREATE INDEX consolidation_proposals_status
     ON consolidation_proposals (workspace_id, status, id);
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3]
+# The lexical leg reads a lexeme's best postings first instead of all of them (lexical.py):
+# each posting gets its `impact`, BM25's term-frequency part (default column weights, the
+# workspace's average chunk length when it was written), and the postings index is ordered by
+# it; `chunk_terms_df` keeps each lexeme's document frequency (BM25's idf), which a search
+# would otherwise count over every posting. `documents_kind` answers "any of these kinds?"
+# (the history leg asks for commits, which a team store never holds) without a scan.
+# Existing rows are filled in here, as the owner: FORCEd row-level security would hide them
+# from the owner, so it is lifted for the statements that read them, inside this migration's
+# transaction.
+_V4 = r"""
+CREATE FUNCTION nb_impact(tf_title integer, tf_body integer, ntok integer, avgdl float8)
+    RETURNS real LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT ((5 * tf_title + tf_body) * 2.2::float8
+                  / ((5 * tf_title + tf_body) + 1.2::float8
+                     * (0.25::float8 + 0.75::float8 * ntok / greatest(avgdl, 1))))::real $$;
+
+CREATE TABLE chunk_terms_df (
+    workspace_id text NOT NULL,
+    lexeme       text NOT NULL,
+    df           bigint NOT NULL,
+    PRIMARY KEY (workspace_id, lexeme)
+);
+
+ALTER TABLE chunk_terms NO FORCE ROW LEVEL SECURITY;
+ALTER TABLE chunk_stats NO FORCE ROW LEVEL SECURITY;
+ALTER TABLE chunk_terms ADD COLUMN impact real NOT NULL DEFAULT 0;
+UPDATE chunk_terms t SET impact = nb_impact(t.tf_title, t.tf_body, t.ntok,
+                                            s.tokens::float8 / greatest(s.chunks, 1))
+    FROM chunk_stats s WHERE s.workspace_id = t.workspace_id;
+INSERT INTO chunk_terms_df (workspace_id, lexeme, df)
+    SELECT workspace_id, lexeme, count(*) FROM chunk_terms GROUP BY workspace_id, lexeme;
+ALTER TABLE chunk_terms FORCE ROW LEVEL SECURITY;
+ALTER TABLE chunk_stats FORCE ROW LEVEL SECURITY;
+
+DROP INDEX chunk_terms_postings;
+CREATE INDEX chunk_terms_postings ON chunk_terms (workspace_id, lexeme, impact DESC, chunk_id)
+    INCLUDE (doc_id, tf_title, tf_body, ntok);
+CREATE INDEX documents_kind ON documents (workspace_id, kind) WHERE valid_to IS NULL;
+
+-- chunk statistics are counted first (triggers fire in name order: chunks_stats_ai), so the
+-- average length includes the chunks being written
+CREATE OR REPLACE FUNCTION nb_chunk_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO chunk_terms (workspace_id, lexeme, chunk_id, doc_id, tf_title, tf_body, ntok,
+                             impact)
+        SELECT n.workspace_id, u.lexeme, n.id, n.doc_id, h.title, h.body, n.ntok,
+               nb_impact(h.title, h.body, n.ntok, s.tokens::float8 / greatest(s.chunks, 1))
+        FROM new_rows n
+        CROSS JOIN LATERAL unnest(n.tsv) u
+        CROSS JOIN LATERAL (SELECT coalesce(array_length(array_positions(u.weights, 'A'), 1), 0)
+                                   AS title) a
+        CROSS JOIN LATERAL (SELECT a.title, coalesce(array_length(u.weights, 1), 1) - a.title
+                                   AS body) h
+        LEFT JOIN chunk_stats s ON s.workspace_id = n.workspace_id;
+    RETURN NULL;
+END $$;
+
+-- document frequencies follow the postings (in lexeme order: concurrent writers of two
+-- workspaces never share a row, and writers of one take turns, see PostgresStore)
+CREATE FUNCTION nb_chunk_terms_df() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO chunk_terms_df AS f (workspace_id, lexeme, df)
+            SELECT workspace_id, lexeme, count(*) FROM new_rows
+            GROUP BY workspace_id, lexeme ORDER BY workspace_id, lexeme
+            ON CONFLICT (workspace_id, lexeme) DO UPDATE SET df = f.df + excluded.df;
+    ELSE
+        UPDATE chunk_terms_df f SET df = f.df - o.n
+            FROM (SELECT workspace_id, lexeme, count(*) AS n FROM old_rows
+                  GROUP BY workspace_id, lexeme) o
+            WHERE f.workspace_id = o.workspace_id AND f.lexeme = o.lexeme;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER chunk_terms_df_ai AFTER INSERT ON chunk_terms REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION nb_chunk_terms_df();
+CREATE TRIGGER chunk_terms_df_ad AFTER DELETE ON chunk_terms REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION nb_chunk_terms_df();
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4]
 """MIGRATIONS[n - 1] brings a database from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -374,6 +455,7 @@ def rls_sql(tables: tuple[str, ...]) -> str:
 STEPS: dict[int, str] = {
     2: rls_sql(WORKSPACE_TABLES[: WORKSPACE_TABLES.index("code_anchors") + 1]),
     3: rls_sql(("consolidation_proposals",)),
+    4: rls_sql(("chunk_terms_df",)),
 }
 
 

@@ -128,12 +128,20 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
         except psycopg.Error as exc:
             log.warning("store %s: rollback failed: %s", self.location, exc)
 
-    def _run(self, statement: str, params: Sequence[Any], binary: bool = False) -> Any:
+    def _run(
+        self,
+        statement: str,
+        params: Sequence[Any],
+        binary: bool = False,
+        prepare: bool | None = None,
+    ) -> Any:
         import psycopg
 
         with self._lock:
             try:
-                return self._db.execute(_sql(statement), tuple(params), binary=binary)
+                return self._db.execute(
+                    _sql(statement), tuple(params), binary=binary, prepare=prepare
+                )
             except psycopg.Error as exc:
                 if self._depth == 0 and self._db.info.transaction_status:
                     self._rollback()
@@ -141,6 +149,13 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         cursor = self._run(sql, params)
+        return cursor.fetchall() if cursor.description else []
+
+    def _planned_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """As `_rows`, planned for these parameters every time: never a prepared statement,
+        whose generic plan cannot know how selective a kind or a lexeme is (a team store's
+        "any commit?" became a scan of every document)."""
+        cursor = self._run(sql, params, prepare=False)
         return cursor.fetchall() if cursor.description else []
 
     def _binary_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -327,9 +342,10 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
         )
 
 
-def migrate(conn: Any, location: str) -> None:
-    """Bring the database's schema to SCHEMA_VERSION, each migration in its own transaction
-    (run by the owner; another process migrating at the same time waits on the lock)."""
+def migrate(conn: Any, location: str, *, to: int = SCHEMA_VERSION) -> None:
+    """Bring the database's schema to SCHEMA_VERSION (tests: to an earlier version `to`), in
+    one transaction (run by the owner; another process migrating at the same time waits on
+    the lock)."""
     import psycopg
 
     try:
@@ -339,7 +355,7 @@ def migrate(conn: Any, location: str) -> None:
             version = int(
                 conn.execute("SELECT coalesce(max(version), 0) FROM nb_schema").fetchone()[0]
             )
-            for number in range(version + 1, SCHEMA_VERSION + 1):
+            for number in range(version + 1, to + 1):
                 log.info("store %s: applying migration %d", location, number)
                 conn.execute(MIGRATIONS[number - 1])
                 if number in STEPS:
