@@ -31,6 +31,7 @@ from ..code import (
     SymbolRow,
     TextChunkRow,
 )
+from .migrations import SESSION_FILES_BACKFILL, SESSION_FILES_TRIGGER
 from .store import SqliteStore as Store
 
 if TYPE_CHECKING:
@@ -80,20 +81,7 @@ _LOOKUP_INDEXES = (
 #: inserted into documents runs it, if only to test its WHEN: 40% of a cold index's document
 #: inserts. A bulk load drops it with the lookup indexes; putting it back re-lists every
 #: session's files, so a session written meanwhile (the harvester) is not missed.
-_SESSION_FILES_TRIGGER = (
-    "document_files_session_ai",
-    """CREATE TRIGGER IF NOT EXISTS document_files_session_ai AFTER INSERT ON documents
-    WHEN new.kind = 'session' AND json_valid(new.metadata)
-BEGIN
-    INSERT OR IGNORE INTO document_files (path, doc_id)
-        SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
-        WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
-END""",
-)
-_SESSION_FILES_BACKFILL = """INSERT OR IGNORE INTO document_files (path, doc_id)
-    SELECT j.value, d.id FROM documents d, json_each(d.metadata, '$.harvest.files_changed') j
-    WHERE d.kind = 'session' AND json_valid(d.metadata) AND j.type = 'text'
-      AND length(j.value) BETWEEN 1 AND 1024"""
+_SESSION_FILES = "document_files_session_ai"
 
 
 _SYMBOL_COLUMNS = (
@@ -148,20 +136,20 @@ class CodeStore:
 
         Building an index once over loaded rows is a sort; keeping it live is a random b-tree
         insert per row. Only the code tables' own indexes go: the engine's are shared. The
-        session files trigger goes too (see ``_SESSION_FILES_TRIGGER``).
+        session files trigger goes too (see ``_SESSION_FILES``).
         """
         for name, _ in _LOOKUP_INDEXES:
             self._exec(f"DROP INDEX IF EXISTS {name}")
-        self._exec(f"DROP TRIGGER IF EXISTS {_SESSION_FILES_TRIGGER[0]}")
+        self._exec(f"DROP TRIGGER IF EXISTS {_SESSION_FILES}")
 
     def ensure_indexes(self) -> None:
         """Create the code tables' secondary indexes and the session files trigger that are
         missing (a no-op when none is)."""
         for _, sql in _LOOKUP_INDEXES:
             self._exec(sql)
-        if _SESSION_FILES_TRIGGER[0] in self.missing_indexes():
-            self._exec(_SESSION_FILES_TRIGGER[1])
-            self._exec(_SESSION_FILES_BACKFILL)
+        if _SESSION_FILES in self.missing_indexes():
+            self._exec(SESSION_FILES_TRIGGER)
+            self._exec(SESSION_FILES_BACKFILL)
 
     def missing_indexes(self) -> list[str]:
         """The lookup indexes (and the session files trigger) a bulk load dropped."""
@@ -172,7 +160,7 @@ class CodeStore:
                 "AND tbl_name IN ('code_edges', 'code_symbols', 'documents')"
             )
         }
-        wanted = [name for name, _ in _LOOKUP_INDEXES] + [_SESSION_FILES_TRIGGER[0]]
+        wanted = [name for name, _ in _LOOKUP_INDEXES] + [_SESSION_FILES]
         return [name for name in wanted if name not in present]
 
     def rebuild_fulltext(self) -> None:

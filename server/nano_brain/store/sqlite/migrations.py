@@ -486,6 +486,21 @@ CREATE INDEX IF NOT EXISTS consolidation_proposals_status
 UPDATE code_files SET sha256 = '', mtime_ns = -1 WHERE language IS NOT NULL;
 """
 
+#: Lists a harvested session's changed files (migration 10); a cold code index sets it aside
+#: and puts it back (store.sqlite.code), then lists every session's files again with:
+SESSION_FILES_TRIGGER = """\
+CREATE TRIGGER IF NOT EXISTS document_files_session_ai AFTER INSERT ON documents
+    WHEN new.kind = 'session' AND json_valid(new.metadata)
+BEGIN
+    INSERT OR IGNORE INTO document_files (path, doc_id)
+        SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
+        WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
+END"""
+SESSION_FILES_BACKFILL = """INSERT OR IGNORE INTO document_files (path, doc_id)
+    SELECT j.value, d.id FROM documents d, json_each(d.metadata, '$.harvest.files_changed') j
+    WHERE d.kind = 'session' AND json_valid(d.metadata) AND j.type = 'text'
+      AND length(j.value) BETWEEN 1 AND 1024"""
+
 # The git history as memory (docs/history.md): a commit is a document of kind 'commit' (the
 # documents' kind CHECK is widened by store._allow_commit_kind: SQLite cannot alter a CHECK,
 # and rebuilding `documents` would cascade into every table that references it). Beside it:
@@ -499,7 +514,8 @@ UPDATE code_files SET sha256 = '', mtime_ns = -1 WHERE language IS NOT NULL;
 # is computed for every match before any filter), and the chunks_fts/chunks_tri triggers and
 # content views leave them out (chunks_fts is made again on a view: store._words_without_commits).
 # Every row cascades from its document. Like 7, 8 and 9, it may be applied again.
-_V10 = """
+_V10 = (
+    """
 CREATE VIEW IF NOT EXISTS commits_fts_content AS
     SELECT id, title, body FROM chunks WHERE symbol = 2;
 CREATE VIRTUAL TABLE IF NOT EXISTS commits_fts USING fts5 (
@@ -568,13 +584,9 @@ CREATE TABLE IF NOT EXISTS document_files (
     PRIMARY KEY (path, doc_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS document_files_doc ON document_files (doc_id);
-CREATE TRIGGER IF NOT EXISTS document_files_session_ai AFTER INSERT ON documents
-    WHEN new.kind = 'session' AND json_valid(new.metadata)
-BEGIN
-    INSERT OR IGNORE INTO document_files (path, doc_id)
-        SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
-        WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
-END;
+"""
+    + SESSION_FILES_TRIGGER
+    + """;
 CREATE TRIGGER IF NOT EXISTS document_files_session_au AFTER UPDATE OF metadata ON documents
     WHEN new.kind = 'session' AND json_valid(new.metadata)
 BEGIN
@@ -582,11 +594,10 @@ BEGIN
         SELECT value, new.id FROM json_each(new.metadata, '$.harvest.files_changed')
         WHERE type = 'text' AND length(value) BETWEEN 1 AND 1024;
 END;
-INSERT OR IGNORE INTO document_files (path, doc_id)
-    SELECT j.value, d.id FROM documents d, json_each(d.metadata, '$.harvest.files_changed') j
-    WHERE d.kind = 'session' AND json_valid(d.metadata) AND j.type = 'text'
-      AND length(j.value) BETWEEN 1 AND 1024;
 """
+    + SESSION_FILES_BACKFILL
+    + ";\n"
+)
 
 MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
