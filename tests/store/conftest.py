@@ -1,4 +1,5 @@
-"""Running the real `nano-brain` console script on a store, as its owner or as another user."""
+"""Running the real `nano-brain` console script on a store, as its owner or as another user;
+Brains on a team store."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from nano_brain import Brain
+from nano_brain.config import load_config
 
 #: Root ignores file permissions; a reader run by root drops the capabilities that let it
 #: (util-linux's setpriv), so a read-only folder is read-only to it as to anyone else.
@@ -67,3 +71,17 @@ def one_line_error(out: subprocess.CompletedProcess[str]) -> str:
     assert err.startswith("nano-brain: error:"), err
     assert "\n" not in err and "Traceback" not in err, err
     return err
+
+
+def team_brain(root: Path, url: str, workspace: str, user: str = "Ann") -> Brain:
+    """A Brain on a team store's workspace, embeddings off."""
+    root.mkdir(parents=True, exist_ok=True)
+    config = load_config(
+        root,
+        overrides={
+            "storage": {"url": url, "workspace": workspace},
+            "user": {"name": user},
+            "embedding": {"provider": "none"},
+        },
+    )
+    return Brain(root, config=config)

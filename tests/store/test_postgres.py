@@ -21,31 +21,20 @@ from nano_brain.store.postgres import schema, testserver
 from nano_brain.store.postgres.store import PostgresStore, migrate
 from nano_brain.store.transfer import copy_memory
 
+from .conftest import team_brain
+
 
 @pytest.fixture
 def app_url(pg_server: testserver.TestServer) -> str:
     return pg_server.app_url
 
 
-def _team_brain(root: Path, url: str, workspace: str, user: str = "Ann") -> Brain:
-    root.mkdir(parents=True, exist_ok=True)
-    config = load_config(
-        root,
-        overrides={
-            "storage": {"url": url, "workspace": workspace},
-            "user": {"name": user},
-            "embedding": {"provider": "none"},
-        },
-    )
-    return Brain(root, config=config)
-
-
 def test_rls_keeps_each_workspace_to_itself_even_without_a_predicate(
     tmp_path: Path, app_url: str, pg_server: testserver.TestServer
 ) -> None:
-    with _team_brain(tmp_path / "a", app_url, "team/alpha") as alpha:
+    with team_brain(tmp_path / "a", app_url, "team/alpha") as alpha:
         alpha.write("The alpha launch code is PELICAN.", tags=["secret"])
-    with _team_brain(tmp_path / "b", app_url, "team/beta") as beta:
+    with team_brain(tmp_path / "b", app_url, "team/beta") as beta:
         beta.write("The beta launch code is OSPREY.")
         store = beta.store
         # a query that forgot its workspace predicate still sees only its own rows
@@ -61,7 +50,7 @@ def test_rls_keeps_each_workspace_to_itself_even_without_a_predicate(
         assert "PELICAN" not in str(beta.search(SearchRequest(query="launch code")).model_dump())
     # positive controls: the same predicate-less query finds alpha's row in alpha, and the
     # superuser (who bypasses RLS) sees both workspaces' rows
-    with _team_brain(tmp_path / "a", app_url, "team/alpha") as alpha:
+    with team_brain(tmp_path / "a", app_url, "team/alpha") as alpha:
         assert any("PELICAN" in r[0] for r in alpha.store._rows("SELECT body FROM chunks"))
     with psycopg.connect(pg_server.owner_url) as conn:
         found = {r[0] for r in conn.execute("SELECT DISTINCT workspace_id FROM documents")}
@@ -69,7 +58,7 @@ def test_rls_keeps_each_workspace_to_itself_even_without_a_predicate(
 
 
 def test_the_app_role_cannot_update_or_delete_the_audit_log(tmp_path: Path, app_url: str) -> None:
-    with _team_brain(tmp_path / "ws", app_url, "team/audit", user="Bea") as brain:
+    with team_brain(tmp_path / "ws", app_url, "team/audit", user="Bea") as brain:
         brain.write("first")
         brain.write("second")
     with psycopg.connect(app_url, autocommit=True) as conn:
@@ -79,7 +68,7 @@ def test_the_app_role_cannot_update_or_delete_the_audit_log(tmp_path: Path, app_
                 conn.execute(statement)
         # positive control: the same role may read and append
         assert conn.execute("SELECT count(*) FROM audit_log").fetchone()[0] == 2
-    with _team_brain(tmp_path / "ws", app_url, "team/audit", user="Bea") as brain:
+    with team_brain(tmp_path / "ws", app_url, "team/audit", user="Bea") as brain:
         entries = brain.store.audit_rows()
         assert [e.person for e in entries] == ["Bea", "Bea"]
         assert brain.prune_log(older_than="0s") == 2  # the logged prune still works
@@ -220,7 +209,7 @@ def test_writers_on_two_machines_share_one_workspace(tmp_path: Path, app_url: st
     for proc in procs:
         _out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
-    with _team_brain(roots[0], app_url, "team/many") as brain:
+    with team_brain(roots[0], app_url, "team/many") as brain:
         tags = {t: n for t, n in brain.tags() if not t.startswith("auto:")}
         assert tags == dict.fromkeys(names, 40)
         people = {e.person for e in brain.store.audit_rows(limit=1000)}
@@ -349,7 +338,7 @@ def test_the_git_history_stays_with_the_clone_and_out_of_the_team_store(
     finally:
         source.close()
         team.close()
-    with _team_brain(root, app_url, "team/history") as brain:
+    with team_brain(root, app_url, "team/history") as brain:
         report = History(brain).index()
         assert report.state == "disabled" and report.commits == 0
         assert HistoryStore(brain.store).commit_count() == 0

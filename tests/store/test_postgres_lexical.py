@@ -12,10 +12,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from nano_brain import Brain, Filters
-from nano_brain.config import load_config
+from nano_brain import Filters
 from nano_brain.store.postgres import lexical, schema, testserver
 from nano_brain.store.postgres.store import PostgresStore, migrate
+
+from .conftest import team_brain
 
 _EVERYTHING = 10**9
 
@@ -25,14 +26,7 @@ def notes(pg_server: testserver.TestServer, tmp_path_factory: pytest.TempPathFac
     """A workspace of 120 notes: every one says alpha, half beta, five gamma; three in a
     collection of their own say alpha many times in long text (low impact)."""
     root = tmp_path_factory.mktemp("lexical")
-    config = load_config(
-        root,
-        overrides={
-            "storage": {"url": pg_server.app_url, "workspace": "team/lexical"},
-            "embedding": {"provider": "none"},
-        },
-    )
-    with Brain(root, config=config) as brain:
+    with team_brain(root, pg_server.app_url, "team/lexical") as brain:
         for i in range(120):
             words = ["alpha", f"item{i}"] + ["beta"] * (i % 2) + ["gamma"] * (i % 24 == 0)
             brain.write(" ".join(words) + ".", title=f"Note {i}", collection="main")
@@ -106,16 +100,7 @@ def test_filters_that_reject_the_best_candidates_fall_back_to_every_posting(
 def test_document_frequencies_follow_writes_and_deletes(
     pg_server: testserver.TestServer, tmp_path: Path
 ) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    config = load_config(
-        root,
-        overrides={
-            "storage": {"url": pg_server.app_url, "workspace": "team/df"},
-            "embedding": {"provider": "none"},
-        },
-    )
-    with Brain(root, config=config) as brain:
+    with team_brain(tmp_path / "ws", pg_server.app_url, "team/df") as brain:
         first = brain.write("The heron fishes at dawn.", title="Heron")
         brain.write("A heron and an egret.", title="Birds")
 
