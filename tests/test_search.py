@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -161,6 +162,63 @@ def test_vector_leg_failing_leaves_lexical_results(
         assert [h.id for h in response.results] == [note.id]
         with pytest.raises(NanoBrainError, match="vector search is unavailable"):
             brain.search(SearchRequest(query="rate limits", mode="vector"))
+
+
+_THREAD_NOTES = (
+    "The billing service retries failed card charges three times.",
+    "Invoices are generated on the first business day of each month.",
+    "Payment webhooks are verified with the provider's signing secret.",
+    "Refunds above 500 euros need a second approval.",
+    "Frontend uses React with server components.",
+)
+
+
+def test_hybrid_legs_run_on_two_threads_and_rank_as_on_one(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = [brain.write(text).document.id for text in _THREAD_NOTES]
+    store = brain.store
+    readers: list[str] = []
+    reading = store.reading
+
+    def counted() -> object:
+        readers.append(threading.current_thread().name)
+        return reading()
+
+    monkeypatch.setattr(store, "reading", counted)
+    queries = ("payment attempts repeated", "card charges", "monthly invoice", "refund approval")
+    beside = [brain.search(SearchRequest(query=q, explain=True, track=False)) for q in queries]
+    # each vector leg ran on a reader connection, on a thread other than the caller's
+    assert len(readers) == len(queries)
+    assert threading.current_thread().name not in readers
+    monkeypatch.setattr(store, "concurrent_reads", lambda: False)
+    alone = [brain.search(SearchRequest(query=q, explain=True, track=False)) for q in queries]
+    assert len(readers) == len(queries)  # one thread: no reader asked for
+    for two, one in zip(beside, alone, strict=True):
+        assert two.legs == one.legs and two.fallback == one.fallback
+        assert [h.id for h in two.results] == [h.id for h in one.results]
+        for a, b in zip(two.results, one.results, strict=True):  # times differ, legs do not
+            assert a.explain and b.explain
+            assert (a.explain["ranks"], a.explain["leg_scores"]) == (
+                b.explain["ranks"],
+                b.explain["leg_scores"],
+            )
+    # the paraphrase shares no word with the note: found by the leg that ran beside
+    found = {h.id: h.explain for h in beside[0].results}
+    assert set((found[ids[0]] or {})["ranks"]) == {"vector"}
+
+
+def test_a_search_inside_a_write_transaction_sees_that_transaction(brain: Brain) -> None:
+    """Readers beside the store's connection see committed rows only: a search inside a
+    write transaction reads on its own thread and finds what the transaction wrote."""
+    brain.write("Frontend uses React with server components.")
+    with brain.store.transaction():
+        note = brain.write("The billing service retries failed card charges three times.")
+        assert not brain.store.concurrent_reads()
+        response = brain.search(SearchRequest(query="payment attempts repeated", explain=True))
+        assert response.results[0].id == note.document.id
+        assert "vector" in (response.results[0].explain or {})["ranks"]
+    assert brain.store.concurrent_reads()
 
 
 def test_no_provider_means_lexical_only(lexical_brain: Brain) -> None:

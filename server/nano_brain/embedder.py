@@ -223,9 +223,7 @@ class Embedder:
             self._store.reset_vectors(provider.name, provider.dim, space=name)
         return self.embed_pending(progress=progress, space=space)
 
-    def _embed_batch(
-        self, space: Space, provider: EmbeddingProvider, size: int
-    ) -> tuple[int, int]:
+    def _embed_batch(self, space: Space, provider: EmbeddingProvider, size: int) -> tuple[int, int]:
         """Embed the oldest pending chunks of a space: (stored, taken)."""
         with self._batch_lock:  # one batch at a time per process: no chunk embedded twice
             pending = self._store.pending_chunks(size, space)
@@ -253,9 +251,7 @@ class Embedder:
             if self.running:
                 return
             self._stop.clear()
-            self._worker = threading.Thread(
-                target=self._run, name="nano-brain-embed", daemon=True
-            )
+            self._worker = threading.Thread(target=self._run, name="nano-brain-embed", daemon=True)
             self._worker.start()
         self._wake.set()  # catch up with whatever earlier processes left pending
 
@@ -325,7 +321,5 @@ def embed_text(chunk: PendingChunk) -> str:
     if chunk.symbol:
         words = chunk.title.split("\n", 1)[1] if "\n" in chunk.title else ""
         return f"{words}\n{chunk.body}" if words else chunk.body
-    head = " — ".join(
-        p for p in (chunk.title, chunk.heading) if p and not chunk.body.startswith(p)
-    )
+    head = " — ".join(p for p in (chunk.title, chunk.heading) if p and not chunk.body.startswith(p))
     return f"{head}\n{chunk.body}" if head else chunk.body

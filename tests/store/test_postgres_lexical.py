@@ -178,3 +178,12 @@ def test_migration_4_fills_impacts_and_frequencies_of_postings_written_before_it
         assert expected[0][0] < expected[1][0]  # the chunk saying it twice first
     finally:
         store.close()
+
+
+def test_term_counts_are_the_lexemes_document_frequencies(store: PostgresStore) -> None:
+    # the fixture: alpha in all 123 notes, beta in 60 + 3, gamma in 5, item7 in one
+    counts, total = store.term_counts(["alpha", "Beta", "gammas", "item7", "nowhere"])
+    assert counts == {"alpha": 123, "Beta": 63, "gammas": 5, "item7": 1, "nowhere": 0}
+    assert total == 123
+    with store.reading():  # a reader connection is scoped to the same workspace
+        assert store.term_counts(["alpha", "gamma"]) == ({"alpha": 123, "gamma": 5}, 123)

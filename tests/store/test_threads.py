@@ -1,5 +1,6 @@
-"""One Store (one connection, one re-entrant lock) shared by many threads: a transaction is
-all or nothing to every other thread, even on the very connection it runs on.
+"""One Store (one connection, one re-entrant lock, and reader connections beside it) shared
+by many threads: a transaction is all or nothing to every other thread, even on the very
+connection it runs on.
 
 SQLite isolates connections, not threads: a thread reading through the connection another
 thread is writing on would see its uncommitted rows. The store's lock is held from BEGIN to
@@ -8,11 +9,15 @@ COMMIT, so no other thread runs a statement in between; these tests fail if it w
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 import time
 from pathlib import Path
 
+import pytest
+
+from nano_brain.errors import StoreError
 from nano_brain.filters import Filters
 from nano_brain.store import ChunkRow, Store
 
@@ -45,7 +50,10 @@ def _write(store: Store, writer: int, n: int, chunks: int, doomed: bool) -> None
             raise _Doomed
 
 
-def test_no_thread_sees_another_threads_transaction_half_done(tmp_path: Path) -> None:
+@pytest.mark.parametrize("beside", [False, True], ids=["store-connection", "reader"])
+def test_no_thread_sees_another_threads_transaction_half_done(tmp_path: Path, beside: bool) -> None:
+    """Readers on the store's connection wait for the lock; readers in `reading()` have
+    connections of their own and see only committed transactions."""
     store = Store(tmp_path / "b.db", "ws1")
     writing = [WRITERS]
     reads = [0] * READERS
@@ -58,6 +66,10 @@ def test_no_thread_sees_another_threads_transaction_half_done(tmp_path: Path) ->
                 pass
 
     def read(r: int) -> None:
+        with store.reading() if beside else contextlib.nullcontext():
+            _read(r)
+
+    def _read(r: int) -> None:
         while True:
             last = writing[0] == 0  # then this pass sees every write
             for doc in store.list_documents(Filters(), limit=1000):
@@ -89,3 +101,78 @@ def test_no_thread_sees_another_threads_transaction_half_done(tmp_path: Path) ->
         assert len(store.audit_rows(limit=1000)) == len(kept)  # rolled back with the rest
     finally:
         store.close()
+
+
+def test_a_reader_reads_while_a_transaction_holds_the_store(tmp_path: Path) -> None:
+    store = Store(tmp_path / "b.db", "ws1")
+    opened, read_done = threading.Event(), threading.Event()
+    seen: list[list[str]] = []
+
+    def write() -> None:
+        with store.transaction():
+            _insert(store, "uncommitted")
+            opened.set()
+            # a read through the store's own connection would wait for this lock: it must not
+            assert read_done.wait(30), "the reader waited for the writer's transaction"
+
+    def read() -> None:
+        assert opened.wait(30)
+        assert store.concurrent_reads()  # another thread's transaction is not this one's
+        with store.reading():
+            seen.append([d.title for d in store.list_documents(Filters(), limit=10)])
+        read_done.set()
+
+    try:
+        _insert(store, "committed")
+        run_together(lambda i: (write, read)[i](), 2, timeout=60)
+        assert seen == [["committed"]]
+        with store.reading():
+            titles = {d.title for d in store.list_documents(Filters(), limit=10)}
+        assert titles == {"committed", "uncommitted"}
+    finally:
+        store.close()
+
+
+def test_a_reader_connection_cannot_write(tmp_path: Path) -> None:
+    store = Store(tmp_path / "b.db", "ws1")
+    try:
+        with store.reading(), pytest.raises(StoreError, match="readonly|read-only|query_only"):
+            store._rows("INSERT INTO meta (key, value) VALUES ('x', 'y') RETURNING key")
+        assert store.meta_get("x") is None
+    finally:
+        store.close()
+
+
+def test_readers_are_reused_and_few_stay_open(tmp_path: Path) -> None:
+    from nano_brain.store import _readers
+
+    store = Store(tmp_path / "b.db", "ws1")
+    _insert(store, "committed")
+    inside = threading.Barrier(6)
+    connections: set[int] = set()
+
+    def read(_: int) -> None:
+        with store.reading():
+            connections.add(id(store._readers.bound()))
+            assert [d.title for d in store.list_documents(Filters())] == ["committed"]
+            inside.wait(30)  # six readers open at once
+
+    try:
+        run_together(read, 6)
+        assert len(connections) == 6
+        assert len(store._readers._idle) == _readers.IDLE_READERS
+        with store.reading():
+            assert id(store._readers.bound()) in connections  # an idle one, not a new one
+    finally:
+        store.close()
+    assert store._readers._idle == []
+
+
+def _insert(store: Store, title: str) -> None:
+    now = time.time()
+    with store.transaction():
+        store.insert_document(
+            uid=secrets.token_hex(6), kind="note", collection="memory", title=title,
+            content=title, content_hash=secrets.token_hex(16), source_path=None, metadata={},
+            created_at=now, updated_at=now, recorded_at=now, valid_from=now,
+        )  # fmt: skip

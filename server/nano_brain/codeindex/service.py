@@ -267,9 +267,7 @@ class CodeIndex:
         from ..search import validate_request
 
         # a code-index lookup is not a reading of memory: it never counts as an access
-        request = validate_request(
-            query=query, mode=mode, limit=limit, kind=["code"], track=False
-        )
+        request = validate_request(query=query, mode=mode, limit=limit, kind=["code"], track=False)
         return self.brain.search(request)
 
     # -- anchors -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..filters import Filters
+from . import _readers
 from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
 from .spaces import Space
 from .sqlite.store import BM25_WEIGHTS
@@ -151,6 +152,16 @@ class TeamStore:
                     yield
                 finally:
                     self._stack, self._depth, self._team_open = None, 0, False
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Reads by this thread in the block run on reader connections of both stores."""
+        with self.team.reading(), self.local.reading():
+            yield
+
+    def concurrent_reads(self) -> bool:
+        """Whether other threads may read for this one now: not inside its transaction."""
+        return not _readers.owns_transaction(self) and self.local.concurrent_reads()
 
     def team_for_write(self) -> PostgresStore:
         """The team store, inside this transaction's team transaction when one is open."""
@@ -407,6 +418,11 @@ class TeamStore:
         ]
         hits.sort(key=lambda h: h.score)
         return hits[:limit]
+
+    def term_counts(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
+        counts, total = self.team.term_counts(words)
+        local, more = self.local.term_counts(words)
+        return {w: n + local.get(w, 0) for w, n in counts.items()}, total + more
 
     # -- vectors ------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ planner off GIN indexes, whose operators are not leakproof: the posting lists ar
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...filters import Filters
@@ -86,6 +87,21 @@ class Lexical:
         if table == "chunks_tri":
             return self._trigram(terms, op, filters, limit, weights)
         return self._words(terms, op, filters, limit, weights)
+
+    def term_counts(self: PostgresStore, words: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each word (its lexeme's document frequency), and how many
+        chunks the workspace has."""
+        counts = dict.fromkeys(words, 0)
+        rows = self._rows(
+            "SELECT w.word, max(f.df) FROM unnest(?::text[]) AS w(word) "
+            "CROSS JOIN LATERAL unnest(to_tsvector('nb_english', w.word)) AS l "
+            "JOIN chunk_terms_df f ON f.workspace_id = ? AND f.lexeme = l.lexeme "
+            "GROUP BY w.word UNION ALL SELECT NULL, coalesce((SELECT s.chunks FROM chunk_stats s "
+            "WHERE s.workspace_id = ?), 0)",
+            (list(counts), self.workspace_id, self.workspace_id),
+        )
+        counts.update({r[0]: int(r[1]) for r in rows if r[0] is not None})
+        return counts, int(next(r[1] for r in rows if r[0] is None))
 
     def _words(
         self: PostgresStore,

@@ -15,13 +15,13 @@ import json
 import logging
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from ...errors import StoreError, StoreReadOnlyError
 from ...filters import Filters
-from .. import _transaction
+from .. import _readers, _transaction
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import POSTGRES
@@ -43,7 +43,8 @@ def _sql(statement: str) -> str:
 
 class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, ConsolidationQueries):
     """One workspace's memory in a PostgreSQL database. Thread-safe: one connection guarded
-    by a lock, as the SQLite store."""
+    by a lock, and read-only connections for threads that read beside it, as the SQLite
+    store."""
 
     dialect = POSTGRES
 
@@ -65,18 +66,14 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
         self._owner: bool | None = None
         self._lock = threading.RLock()
         self._depth = 0
+        self._timeout_ms = timeout_ms
+        self._readers = _readers.Readers(self._open_reader, lambda db: not db.closed)
         self._db = _connect.connect(self.url, timeout_s=timeout_ms / 1000)
         try:
-            # the workspace row-level security admits, and the person the audit log names
-            self._db.execute(
-                "SELECT set_config('nano_brain.workspace', %s, false), "
-                "set_config('nano_brain.person', %s, false)",
-                (workspace_id, user or ""),
-            )
-            self._db.execute(f"SET lock_timeout = {int(timeout_ms)}")
+            self._start_session(self._db)
             self._migrate()
             _connect.register_vector(self._db)
-            self._tune_vector_scans()
+            self._tune_vector_scans(self._db)
         except BaseException:
             self._db.close()
             raise
@@ -91,7 +88,42 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
     def read_only(self) -> bool:
         return False
 
+    def _start_session(self, db: Any) -> None:
+        # the workspace row-level security admits, and the person the audit log names
+        db.execute(
+            "SELECT set_config('nano_brain.workspace', %s, false), "
+            "set_config('nano_brain.person', %s, false)",
+            (self.workspace_id, self.user or ""),
+        )
+        db.execute(f"SET lock_timeout = {int(self._timeout_ms)}")
+
+    def _open_reader(self) -> Any:
+        """A connection whose transactions are read-only, for `reading()`."""
+        import psycopg
+
+        db = _connect.connect(self.url, timeout_s=self._timeout_ms / 1000)
+        try:
+            self._start_session(db)
+            db.execute("SET default_transaction_read_only = on")
+            _connect.register_vector(db)
+            self._tune_vector_scans(db)
+        except psycopg.Error as exc:
+            db.close()
+            raise self._failed(exc) from exc
+        return db
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Reads by this thread in the block run on a read-only connection of their own,
+        beside the store's (they see committed rows only)."""
+        return self._readers.reading()
+
+    def concurrent_reads(self) -> bool:
+        """Whether other threads may read for this one now: not inside its own write
+        transaction, whose rows no other connection sees yet."""
+        return not _readers.owns_transaction(self)
+
     def close(self) -> None:
+        self._readers.close()
         with self._lock:
             self._db.close()
 
@@ -137,6 +169,14 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
     ) -> Any:
         import psycopg
 
+        reader = self._readers.bound()
+        if reader is not None:  # autocommit and read-only: nothing to roll back
+            try:
+                return reader.execute(
+                    _sql(statement), tuple(params), binary=binary, prepare=prepare
+                )
+            except psycopg.Error as exc:
+                raise self._failed(exc) from exc
         with self._lock:
             try:
                 return self._db.execute(

@@ -51,14 +51,14 @@ class PostgresVectors(VectorModels):
 
     _owner: bool | None
 
-    def _tune_vector_scans(self: PostgresStore) -> None:
+    def _tune_vector_scans(self: PostgresStore, db: Any) -> None:
         for setting, value in (
             ("ivfflat.probes", "10"),
             ("ivfflat.iterative_scan", "relaxed_order"),
             ("hnsw.ef_search", "100"),
             ("hnsw.iterative_scan", "relaxed_order"),
         ):
-            self._db.execute(f"SET {setting} = {value}")
+            db.execute(f"SET {setting} = {value}")
 
     def vector_model(self: PostgresStore, space: Space = "text") -> tuple[str, int] | None:
         """As the shared one, in one round trip (asked on every write and search)."""

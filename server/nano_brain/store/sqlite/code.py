@@ -878,8 +878,16 @@ class CodeStore:
             )
         symbols = local_symbols(self.store, [r[4] for r in rows])
         return [
-            AnchorRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6],
-                         symbols[r[4]][0] if r[4] in symbols else None)
+            AnchorRecord(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                symbols[r[4]][0] if r[4] in symbols else None,
+            )
             for r in rows
         ]
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from ...errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ...filters import KINDS, Filters
-from .. import _transaction
+from .. import _readers, _transaction
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import SQLITE, time_bounds
@@ -20,6 +20,7 @@ from ..rows import Hit
 from ..views import ViewQueries
 from . import _file
 from ._driver import load_vec, sqlite_module
+from ._stems import stem
 from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .routes import RouteQueries
@@ -48,7 +49,8 @@ _DRIVER_MEMORY = 64
 class SqliteStore(
     DocumentQueries, ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQueries
 ):
-    """One workspace's SQLite file. Thread-safe: one connection guarded by a lock.
+    """One workspace's SQLite file. Thread-safe: one connection guarded by a lock, and
+    read-only connections for threads that read beside it (see `_readers`).
 
     A store this process may not write is opened read-only: reads work, writes raise
     StoreReadOnlyError (access counting is skipped). Once the file is found damaged the store
@@ -69,10 +71,16 @@ class SqliteStore(
         # lexical drivers chosen per filters, and the store state they were counted in
         self._drivers: dict[Filters, tuple[str, list[Any]] | None] = {}
         self._driver_stamp: tuple[int, int] | None = None
+        # words' chunk counts, and the store size they were counted at (see term_counts)
+        self._term_counts: tuple[dict[str, int], int] = ({}, 0)
+        self._busy_timeout_ms = busy_timeout_ms
+        self._target: tuple[str, bool] = (str(self.path), False)
         self._db = self._connect(busy_timeout_ms)
+        self._readers = _readers.Readers(self._open_reader)
         try:
             self._migrate()
             self._check_workspace()
+            _vocabulary(self._db)
         except BaseException:
             self._db.close()
             raise
@@ -104,16 +112,8 @@ class SqliteStore(
         else:
             target, uri = _file.read_only_uri(self.path), True
             log.info("store %s is read-only: %s", self.path, self._read_only)
-        try:
-            db = sqlite.connect(
-                target,
-                uri=uri,
-                isolation_level=None,
-                check_same_thread=False,
-                timeout=busy_timeout_ms / 1000,
-            )
-        except sqlite.DatabaseError as exc:
-            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
+        self._target = (target, uri)
+        db = self._open(busy_timeout_ms)
         try:
             load_vec(db)
             # Deleting audit rows is allowed only while this returns 1: in this connection,
@@ -136,10 +136,50 @@ class SqliteStore(
             raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
         return db
 
+    def _open(self, busy_timeout_ms: int) -> Any:
+        sqlite = sqlite_module()
+        target, uri = self._target
+        try:
+            return sqlite.connect(
+                target,
+                uri=uri,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=busy_timeout_ms / 1000,
+            )
+        except sqlite.DatabaseError as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
+
+    def _open_reader(self) -> Any:
+        """A connection that can only read (``query_only``), for `reading()`."""
+        self._check_usable()
+        db = self._open(self._busy_timeout_ms)
+        try:
+            load_vec(db)
+            db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+            _vocabulary(db)
+            db.execute("PRAGMA query_only = ON")
+        except sqlite_module().DatabaseError as exc:
+            error = self._failed(exc, db)
+            db.close()
+            raise error from exc
+        return db
+
     def _prune_allowed(self) -> int:
         return int(self._pruning)
 
+    def reading(self) -> AbstractContextManager[None]:
+        """Reads by this thread in the block run on a read-only connection of their own,
+        beside the store's (they see committed rows only)."""
+        return self._readers.reading()
+
+    def concurrent_reads(self) -> bool:
+        """Whether other threads may read for this one now: not inside its own write
+        transaction, whose rows no other connection sees yet."""
+        return not _readers.owns_transaction(self)
+
     def close(self) -> None:
+        self._readers.close()
         with self._lock:
             self._db.close()
 
@@ -179,20 +219,27 @@ class SqliteStore(
             log.warning("store %s: rollback failed: %s", self.path, exc)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        sqlite = sqlite_module()
+        reader = self._readers.bound()
+        if reader is not None:
+            self._check_usable()
+            return self._fetch(reader, sql, params)
         with self._lock:
             self._check_usable()
-            try:
-                rows: list[Any] = self._db.execute(sql, params).fetchall()
-                return rows
-            except sqlite.DatabaseError as exc:
-                if (
-                    isinstance(exc, sqlite.OperationalError)
-                    and "fts5" in str(exc).lower()
-                    and not _file.is_corruption(exc)
-                ):
-                    raise  # a query FTS5 cannot parse: the search leg reports it
-                raise self._failed(exc) from exc
+            return self._fetch(self._db, sql, params)
+
+    def _fetch(self, db: Any, sql: str, params: Sequence[Any]) -> list[Any]:
+        sqlite = sqlite_module()
+        try:
+            rows: list[Any] = db.execute(sql, params).fetchall()
+            return rows
+        except sqlite.DatabaseError as exc:
+            if (
+                isinstance(exc, sqlite.OperationalError)
+                and "fts5" in str(exc).lower()
+                and not _file.is_corruption(exc)
+            ):
+                raise  # a query FTS5 cannot parse: the search leg reports it
+            raise self._failed(exc, db) from exc
 
     def _exec(self, sql: str, params: Sequence[Any] = ()) -> Any:
         with self._lock:
@@ -224,12 +271,13 @@ class SqliteStore(
                 f"store {self.path} is read-only ({self._read_only}); nothing was written"
             )
 
-    def _failed(self, exc: Exception) -> StoreError:
-        """The StoreError for an SQLite error; a damaged file marks the store damaged."""
+    def _failed(self, exc: Exception, db: Any = None) -> StoreError:
+        """The StoreError for an SQLite error on `db` (the store's connection unless
+        given); a damaged file marks the store damaged."""
         if _file.is_corruption(exc):
             return self._mark_damaged(str(exc))
         if _file.is_suspect(exc):
-            problem = self._quick_check()
+            problem = self._quick_check(self._db if db is None else db)
             if problem:
                 return self._mark_damaged(f"{exc}; quick_check: {problem}")
         if _file.primary_code(exc) == _file.READONLY:
@@ -237,12 +285,12 @@ class SqliteStore(
             return StoreReadOnlyError(f"store {self.path} is read-only ({why}): {exc}")
         return StoreError(f"store {self.path}: {exc}")
 
-    def _quick_check(self) -> str:
+    def _quick_check(self, db: Any) -> str:
         """The first problem PRAGMA quick_check finds, or '' when the file is sound (asked
         after errors a damaged file can cause among others)."""
         sqlite = sqlite_module()
         try:
-            found = str(self._db.execute("PRAGMA quick_check(1)").fetchone()[0])
+            found = str(db.execute("PRAGMA quick_check(1)").fetchone()[0])
         except sqlite.DatabaseError as exc:
             return str(exc) if _file.is_corruption(exc) else ""
         if found == "ok":
@@ -396,6 +444,36 @@ class SqliteStore(
         if len(tables) > 1:
             hits.sort(key=lambda h: h.score)
         return hits[:limit]
+
+    def term_counts(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each word (as the lexical index stems it), and about how
+        many chunks there are.
+
+        FTS5 counts a word's chunks by reading its whole posting list, so counts are kept
+        while the store grows or shrinks by less than 1% (they weigh feedback words, which
+        such a change cannot reorder).
+        """
+        total = int(self._rows("SELECT coalesce(max(id), 0) FROM chunks")[0][0])
+        with self._lock:
+            known, counted_at = self._term_counts
+            if abs(total - counted_at) > max(_TERM_COUNTS_DRIFT * counted_at, 10):
+                known = {}
+                self._term_counts = (known, total)
+        stems = {w: stem(w) for w in words}
+        wanted = sorted(set(stems.values()) - known.keys())
+        if wanted:
+            found = dict.fromkeys(wanted, 0)
+            found.update(
+                self._rows(
+                    f"SELECT term, doc FROM temp.{_VOCABULARY} WHERE term IN "
+                    f"({','.join('?' * len(wanted))})",
+                    wanted,
+                )
+            )
+            if len(known) > _TERM_COUNTS_KEPT:
+                known.clear()
+            known.update(found)
+        return {w: int(known.get(s, 0)) for w, s in stems.items()}, total
 
     def _lexical_in(
         self,
@@ -649,3 +727,17 @@ def _statements(script: str) -> Iterator[str]:
             buf = ""
     if buf.strip():
         yield buf.strip()
+
+
+#: The words FTS5 indexed and in how many chunks each is (per connection, in temp: the file
+#: holds no such table, and a read-only store can have it too).
+_VOCABULARY = "chunks_fts_vocab"
+_TERM_COUNTS_DRIFT = 0.01
+_TERM_COUNTS_KEPT = 100_000
+
+
+def _vocabulary(db: Any) -> None:
+    db.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_VOCABULARY} "
+        "USING fts5vocab(main, chunks_fts, 'row')"
+    )
