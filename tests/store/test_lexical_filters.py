@@ -300,3 +300,71 @@ def test_searches_return_the_same_results_on_both_plans(
         assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-5)
     if name != "nothing passes":
         assert any(driven), "the filter must keep some matches"
+
+
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_an_or_split_into_rare_and_common_words_is_the_exact_top_k(
+    store: SqliteStore, plan: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OR whose words are partly common is ranked as three groups (rare and common words,
+    rare only, common only, the last skipped when it cannot reach the top): the same top k as
+    the whole OR scored at once."""
+    f = _filters(name)
+    monkeypatch.setattr(sqlite_store, "_COMMON_SHARE", 0.0)
+    groups: list[str] = []
+    ranked = store._ranked
+
+    def counted(table: str, match: str, *args: Any) -> list[Hit]:
+        groups.append(match)
+        return ranked(table, match, *args)
+
+    for words in (q for q in QUERIES if len(q) > 1):
+        counts, _ = store.term_counts(words)
+        # the commonest half of the words are "common"
+        middle = sorted(counts.values())[(len(words) - 1) // 2]
+        monkeypatch.setattr(sqlite_store, "_COMMON_WORD", middle)
+        match = " OR ".join(f'"{w}"' for w in words)
+        assert store._split_common(match) is not None
+        deep = ranked("chunks_fts", match, Filters(), 100_000, sqlite_store.BM25_WEIGHTS)
+        docs = store.get_many({h.doc_id for h in deep})
+        passing = [h for h in deep if _passes(docs[h.doc_id], f)]
+        monkeypatch.setattr(store, "_ranked", counted)
+        for k in (1, 5, 20):
+            got = store.lexical("chunks_fts", match, f, k)
+            _assert_exact_top(_sums(got), _sums(passing), k, f"{name}: {match!r} k={k}")
+        monkeypatch.setattr(store, "_ranked", ranked)
+    assert any(" AND " in g for g in groups) and any(" NOT " in g for g in groups)
+
+
+def test_the_common_only_group_is_skipped_when_it_cannot_reach_the_top(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    words = QUERIES[-1]
+    counts, _ = store.term_counts(words)
+    monkeypatch.setattr(sqlite_store, "_COMMON_SHARE", 0.0)
+    monkeypatch.setattr(sqlite_store, "_COMMON_WORD", max(counts.values()) - 1)
+    match = " OR ".join(f'"{w}"' for w in words)
+    split = store._split_common(match)
+    assert split is not None
+    rare, common, ceiling = split
+    commonest = max(counts, key=lambda w: counts[w])
+    assert common == f'"{commonest}"' and rare.count(" OR ") == len(words) - 2
+    groups: list[str] = []
+    ranked = store._ranked
+
+    def counted(table: str, match: str, *args: Any) -> list[Hit]:
+        groups.append(match)
+        return ranked(table, match, *args)
+
+    monkeypatch.setattr(store, "_ranked", counted)
+    got = store.lexical("chunks_fts", match, Filters(), 5)
+    assert got[-1].score <= ceiling  # five chunks with rare words beat any common-only one
+    assert groups == [f"({rare}) AND ({common})", f"({rare}) NOT ({common})"]
+    deep = ranked("chunks_fts", match, Filters(), 100_000, sqlite_store.BM25_WEIGHTS)
+    _assert_exact_top(_sums(got), _sums(deep), 5, match)
+
+
+def _sums(hits: list[Hit]) -> list[Hit]:
+    """Scores to 12 digits: bm25 adds the words' parts in another order when the words are
+    grouped, which can change the last bit."""
+    return [Hit(h.chunk_id, h.doc_id, float(f"{h.score:.12g}")) for h in hits]

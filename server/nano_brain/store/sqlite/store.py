@@ -4,6 +4,8 @@ FTS5 lexical leg. The SQL both dialects share is in `..documents` and `..views`.
 from __future__ import annotations
 
 import logging
+import math
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -483,6 +485,52 @@ class SqliteStore(
         limit: int,
         weights: tuple[float, float],
     ) -> list[Hit]:
+        split = self._split_common(match) if table == "chunks_fts" else None
+        if split is None:
+            return self._ranked(table, match, filters, limit, weights)
+        # bm25 adds up per word, each word weighed over the whole table, so the chunks that
+        # hold rare and common words, rare words only and common words only can be ranked
+        # apart with the scores of the whole OR. The last group is most of the matches and
+        # is ranked only when its best possible score could still reach the best `limit`.
+        rare, common, ceiling = split
+        hits = self._ranked(table, f"({rare}) AND ({common})", filters, limit, weights)
+        hits += self._ranked(table, f"({rare}) NOT ({common})", filters, limit, weights)
+        hits.sort(key=lambda h: (h.score, h.chunk_id))
+        if len(hits) < limit or hits[limit - 1].score > ceiling:
+            hits += self._ranked(table, f"({common}) NOT ({rare})", filters, limit, weights)
+            hits.sort(key=lambda h: (h.score, h.chunk_id))
+        return hits[:limit]
+
+    def _split_common(self, match: str) -> tuple[str, str, float] | None:
+        """An OR of words as (its rare words, its common words, the best bm25 score a chunk
+        holding only common words can have), when it has both; common: more than
+        `_COMMON_WORD` chunks and `_COMMON_SHARE` of them hold the word."""
+        if not _OR_LIST.fullmatch(match):
+            return None
+        phrases = {p: p[1:-1].replace('""', '"') for p in _PHRASE.findall(match)}
+        counts, total = self.term_counts(list(phrases.values()))
+        limit = max(_COMMON_WORD, _COMMON_SHARE * total)
+        common = [p for p, word in phrases.items() if counts[word] > limit]
+        if not common or len(common) == len(phrases):
+            return None
+        rare = [p for p in phrases if p not in common]
+        # FTS5's bm25 (k1 1.2): idf x tf(k1 + 1) / (tf + k1 x length part) < idf x 2.2 per
+        # word, whatever the column weights; idf here from a table at least as large and
+        # counts at most 1% stale (`term_counts`), with a margin for both
+        idf = sum(
+            max(math.log((total - counts[phrases[p]] + 0.5) / (counts[phrases[p]] + 0.5)), 1e-6)
+            for p in common
+        )
+        return " OR ".join(rare), " OR ".join(common), -2.2 * idf * _CEILING_MARGIN
+
+    def _ranked(
+        self,
+        table: str,
+        match: str,
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float],
+    ) -> list[Hit]:
         where, params = self._predicate(filters)
         score = f"bm25({table}, {float(weights[0])}, {float(weights[1])})"
         driver = self._lexical_driver(filters) if filters.has_user_filters() else None
@@ -732,6 +780,15 @@ def _statements(script: str) -> Iterator[str]:
 #: The words FTS5 indexed and in how many chunks each is (per connection, in temp: the file
 #: holds no such table, and a read-only store can have it too).
 _VOCABULARY = "chunks_fts_vocab"
+#: A word more than this many chunks and this share of them hold is common (`_split_common`).
+#: Measured on 100k chunks (agent transcripts and LoCoMo turns), the OR of a LoCoMo question's
+#: words, best 50: p50 7.5 ms scored whole, 5.1 ms split (the common-only group skipped for 78
+#: of the 96 questions split); 1,000 chunks: no faster (the ceiling is rarely below the 50th).
+_COMMON_WORD = 2000
+_COMMON_SHARE = 0.02
+_CEILING_MARGIN = 1.1
+_PHRASE = re.compile(r'"(?:[^"]|"")*"')
+_OR_LIST = re.compile(r'"(?:[^"]|"")*"(?: OR "(?:[^"]|"")*")+')
 _TERM_COUNTS_DRIFT = 0.01
 _TERM_COUNTS_KEPT = 100_000
 
