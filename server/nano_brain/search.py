@@ -392,9 +392,10 @@ class SearchPipeline:
         store = self._store
         # kind, collection and time filters are exact inside the k-NN scan; only the others
         # (tags, statuses, as-of) can starve it, and then a small filtered set is scanned
-        selective = _unpushed(filters) and (
-            store.count_documents(filters, _EXACT_LIMIT + 1) <= _EXACT_LIMIT
+        unpushed = _unpushed(filters) or (
+            not store.knn_filters_in_scan and filters.has_user_filters()
         )
+        selective = unpushed and store.count_documents(filters, _EXACT_LIMIT + 1) <= _EXACT_LIMIT
         if not selective:
             k = int(pool * _OVERSAMPLE)
             while True:

@@ -168,6 +168,35 @@ def test_migrate_copies_a_local_store_and_back_idempotently(
         team.close()
 
 
+def test_migrate_copies_in_batches_with_every_counter_right(tmp_path: Path, app_url: str) -> None:
+    """More documents than one batch: the word counts and chunk statistics the team store's
+    per-statement triggers keep match the notes written (counted here from their text)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    config = load_config(root, overrides={"embedding": {"provider": "none"}})
+    colours = ["amber", "teal", "violet"]
+    texts = [f"Batch note {i} about {colours[i % 3]} widgets" for i in range(450)]
+    with Brain(root, config=config, db_path=tmp_path / "local.db") as local:
+        for i, text in enumerate(texts):
+            local.write(text, tags=[colours[i % 3], "batch"] if i % 2 else [colours[i % 3]])
+        local_id = local.workspace_id
+    source = SqliteStore(tmp_path / "local.db", local_id)
+    team = PostgresStore(app_url, "team/batches", path=tmp_path / "x.db")
+    try:
+        copied = copy_memory(source, team)
+        assert (copied.documents, copied.chunks) == (450, 450)
+        words = ["batch", "amber", "teal", "widgets", "note"]
+        want = {w: sum(w in t.lower().split() for t in texts) for w in words}
+        assert team.term_counts(words) == (want, 450)
+        tags = {t: n for t, n in team.tags(Filters()) if not t.startswith("auto:")}
+        assert tags == {"batch": 225, "amber": 150, "teal": 150, "violet": 150}
+        hits = team.lexical("chunks_fts", '"violet" AND "widgets"', Filters(), 1000)
+        assert len(hits) == 150
+    finally:
+        source.close()
+        team.close()
+
+
 _WRITER = textwrap.dedent(
     """
     import sys

@@ -33,6 +33,9 @@ class MemoryStore(Protocol):
     """One workspace's memory. Thread-safe; writes happen inside `transaction()`."""
 
     workspace_id: str
+    knn_filters_in_scan: bool
+    """Whether k-NN applies kind, collection and time filters inside its scan whatever
+    their selectivity; else a search counts the documents such filters leave first."""
     path: Path
     """Where the store is: the SQLite file, or for a server the local folder of the workspace's
     state (the code index and run locks)."""

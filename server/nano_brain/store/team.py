@@ -108,6 +108,7 @@ class TeamStore:
         self.workspace_id = team.workspace_id
         self.path = local.path
         self.dialect = team.dialect
+        self.knn_filters_in_scan = team.knn_filters_in_scan
         self._lock = threading.RLock()
         self._depth = 0
         self._stack: ExitStack | None = None

@@ -226,13 +226,15 @@ class PostgresVectors(VectorModels):
     ) -> tuple[list[int], list[int], np.ndarray]:
         """Every vector of a space that passes the filters, up to `limit` (exact search)."""
         where, params = self._predicate(filters)
-        rows = self._binary_rows(
+        # planned for these filters every time: a generic plan joined every vector first
+        cursor = self._run_planned(
             "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
             "JOIN documents d ON d.id = v.doc_id WHERE v.workspace_id = ? AND v.space = ? "
             f"AND d.workspace_id = ? AND {where} LIMIT ?",
             (self.workspace_id, space, self.workspace_id, *params, limit),
+            binary=True,
         )
-        return _unpack(rows)
+        return _unpack(cursor.fetchall())
 
     def vectors_by_chunk(self: PostgresStore, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The full vector of each chunk that has one (any version, any status)."""

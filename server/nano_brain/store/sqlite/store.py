@@ -61,6 +61,8 @@ class SqliteStore(
     """
 
     dialect = SQLITE
+    #: vec0 applies kind, collection and time filters inside its scan at any selectivity
+    knn_filters_in_scan = True
 
     def __init__(self, path: Path, workspace_id: str, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = Path(path)
