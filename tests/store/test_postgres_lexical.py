@@ -61,8 +61,17 @@ def _search(
     ]
 
 
+@pytest.fixture(params=["by key", "joined"])
+def lookup(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How the candidates' other postings are read: by key (small workspaces), or joined
+    (large ones); both must give the same hits."""
+    if request.param == "joined":
+        monkeypatch.setattr(lexical, "_LOOKUP_WORKSPACE", -1)
+    return str(request.param)
+
+
 def test_best_postings_give_exactly_scored_hits(
-    store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+    store: PostgresStore, monkeypatch: pytest.MonkeyPatch, lookup: str
 ) -> None:
     """With 120 postings of alpha and 32 read (limit 2), alpha's other postings are looked up
     for the candidates: each hit scores as when every posting is read, and the best hits
@@ -82,7 +91,7 @@ def test_best_postings_give_exactly_scored_hits(
 
 
 def test_filters_that_reject_the_best_candidates_fall_back_to_every_posting(
-    store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+    store: PostgresStore, monkeypatch: pytest.MonkeyPatch, lookup: str
 ) -> None:
     """The rare collection's notes rank last on alpha (long text): among the first 64 of
     alpha's 123 postings (limit 1, a filter: 16 candidates, four times as many postings)

@@ -65,6 +65,27 @@ def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+#: A workspace of at most this many chunks reads its candidates' other postings by key.
+_LOOKUP_WORKSPACE = 10_000
+
+
+def _more(lookup: bool, columns: str) -> str:
+    """The candidates' postings of the words whose best postings did not hold them."""
+    if lookup:
+        # one primary-key lookup per candidate and word: a small workspace in a database
+        # holding a large one was estimated at a posting or two, and the join below then
+        # read every posting of the workspace for each candidate (2.5 s a query)
+        return (
+            f"more AS (SELECT q.lexeme, {columns} FROM c CROSS JOIN q CROSS JOIN LATERAL "
+            f"(SELECT {columns} FROM chunk_terms t WHERE t.workspace_id = ? "
+            "AND t.lexeme = q.lexeme AND t.chunk_id = c.chunk_id OFFSET 0) t "
+        )
+    return (
+        f"more AS (SELECT q.lexeme, {columns} FROM c CROSS JOIN q JOIN chunk_terms t "
+        "ON t.workspace_id = ? AND t.lexeme = q.lexeme AND t.chunk_id = c.chunk_id "
+    )
+
+
 class Lexical:
     """Mixed into PostgresStore."""
 
@@ -174,8 +195,7 @@ class Lexical:
             f"(SELECT {columns} FROM chunk_terms t WHERE t.workspace_id = ? "
             "AND t.lexeme = q.lexeme ORDER BY t.impact DESC LIMIT q.take) t), "
             "c AS (SELECT DISTINCT chunk_id FROM top), "
-            f"more AS (SELECT q.lexeme, {columns} FROM c CROSS JOIN q JOIN chunk_terms t "
-            "ON t.workspace_id = ? AND t.lexeme = q.lexeme AND t.chunk_id = c.chunk_id "
+            f"{_more(self._workspace_chunks() <= _LOOKUP_WORKSPACE, columns)}"
             "WHERE q.df > q.take AND NOT EXISTS (SELECT 1 FROM top o "
             "WHERE o.lexeme = q.lexeme AND o.chunk_id = c.chunk_id)), "
             "p AS (SELECT * FROM top UNION ALL SELECT * FROM more), "

@@ -14,6 +14,7 @@ import functools
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -33,6 +34,8 @@ from .schema import MIGRATIONS, SCHEMA_VERSION, STEPS
 from .vectors import PostgresVectors
 
 log = logging.getLogger(__name__)
+
+_CHUNK_COUNT_AGE = 60.0
 
 
 @functools.lru_cache(maxsize=2048)
@@ -71,6 +74,7 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
         self._lock = threading.RLock()
         self._depth = 0
         self._timeout_ms = timeout_ms
+        self._chunk_count: tuple[int, float] = (0, -_CHUNK_COUNT_AGE)
         self._readers = _readers.Readers(self._open_reader, lambda db: not db.closed)
         self._db = _connect.connect(self.url, timeout_s=timeout_ms / 1000)
         try:
@@ -286,6 +290,21 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
                 (before, at, actor, json.dumps(details or {}, sort_keys=True, default=str)),
             )
         return int(rows[0][0])
+
+    def _workspace_chunks(self) -> int:
+        """About how many chunks the workspace holds (counted again after a minute): small
+        workspaces beside large ones are read by key, not through shared indexes."""
+        now = time.monotonic()
+        count, at = self._chunk_count
+        if now - at > _CHUNK_COUNT_AGE:
+            count = int(
+                self._rows(
+                    "SELECT coalesce(max(chunks), 0) FROM chunk_stats WHERE workspace_id = ?",
+                    (self.workspace_id,),
+                )[0][0]
+            )
+            self._chunk_count = (count, now)
+        return count
 
     def count_documents(self, filters: Filters, cap: int) -> int:
         """As the shared one, planned for these filters every time (a generic plan scanned

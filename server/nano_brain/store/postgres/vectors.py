@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 VECTOR_INDEXES = ("ivfflat", "hnsw", "exact")
 #: An IVFFlat index is first built once a space holds this many vectors.
 _IVF_MIN = 5_000
+#: A workspace of at most this many chunks is searched exactly (see `knn`).
+_EXACT_WORKSPACE = 10_000
 
 
 def _index_name(space: str, dim: int) -> str:
@@ -197,12 +199,26 @@ class PostgresVectors(VectorModels):
             return []
         dim = int(model[1])
         where, params = _pushdown(filters)
-        # space and dimension as literals: they select the partial index
+        # space and dimension as literals: they select the partial index. A small workspace
+        # is scanned exactly: the index holds every workspace's vectors, and its scan for
+        # the few of one workspace beside a large one read most of it (LoCoMo's 2.7k turns
+        # beside 100k chunks: 71 ms a query)
+        source, inner = "chunk_vectors", []
+        if self._workspace_chunks() <= _EXACT_WORKSPACE:
+            # OFFSET 0: the workspace's own rows, never through the shared index
+            source = "(SELECT * FROM chunk_vectors WHERE workspace_id = ? OFFSET 0) v"
+            inner = [self.workspace_id]
         rows = self._rows(
             f"SELECT chunk_id, embedding::vector({dim}) <=> ?::vector({dim}) AS distance "
-            f"FROM chunk_vectors WHERE workspace_id = ? AND space = '{space}' AND dim = {dim}"
+            f"FROM {source} WHERE workspace_id = ? AND space = '{space}' AND dim = {dim}"
             f"{where} ORDER BY distance LIMIT ?",
-            (np.asarray(query, dtype=np.float32), self.workspace_id, *params, min(int(k), MAX_K)),
+            (
+                np.asarray(query, dtype=np.float32),
+                *inner,
+                self.workspace_id,
+                *params,
+                min(int(k), MAX_K),
+            ),
         )
         return [(int(r[0]), float(r[1])) for r in rows]
 
