@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,24 @@ def owns_transaction(store: _Locked) -> bool:
         return store._depth > 0
     finally:
         store._lock.release()
+
+
+class ReadConnections:
+    """Mixed into each dialect's store, which sets `_readers` and keeps `_lock`/`_depth`."""
+
+    _readers: Readers
+    _lock: threading.RLock
+    _depth: int
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Reads by this thread in the block run on a read-only connection of their own,
+        beside the store's (they see committed rows only)."""
+        return self._readers.reading()
+
+    def concurrent_reads(self) -> bool:
+        """Whether other threads may read for this one now: not inside its own write
+        transaction, whose rows no other connection sees yet."""
+        return not owns_transaction(self)
 
 
 class Readers:

@@ -470,7 +470,7 @@ class DocumentQueries:
         """How many documents pass the filters, counting no further than `cap`."""
         where, params = self._predicate(filters)
         return int(
-            self._rows(
+            self._planned_rows(
                 "SELECT count(*) FROM (SELECT 1 FROM documents d "
                 f"WHERE d.workspace_id = ? AND {where} LIMIT ?)",
                 (self.workspace_id, *params, cap),

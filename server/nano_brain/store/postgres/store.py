@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,14 @@ def _sql(statement: str) -> str:
     return statement.replace("%", "%%").replace("?", "%s")
 
 
-class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, ConsolidationQueries):
+class PostgresStore(
+    _readers.ReadConnections,
+    DocumentQueries,
+    ViewQueries,
+    Lexical,
+    PostgresVectors,
+    ConsolidationQueries,
+):
     """One workspace's memory in a PostgreSQL database. Thread-safe: one connection guarded
     by a lock, and read-only connections for threads that read beside it, as the SQLite
     store."""
@@ -120,16 +127,6 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
             raise self._failed(exc) from exc
         return db
 
-    def reading(self) -> AbstractContextManager[None]:
-        """Reads by this thread in the block run on a read-only connection of their own,
-        beside the store's (they see committed rows only)."""
-        return self._readers.reading()
-
-    def concurrent_reads(self) -> bool:
-        """Whether other threads may read for this one now: not inside its own write
-        transaction, whose rows no other connection sees yet."""
-        return not _readers.owns_transaction(self)
-
     def close(self) -> None:
         self._readers.close()
         with self._lock:
@@ -199,17 +196,15 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
         cursor = self._run(sql, params)
         return cursor.fetchall() if cursor.description else []
 
-    def _planned_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    def _planned_rows(
+        self, sql: str, params: Sequence[Any] = (), *, binary: bool = False
+    ) -> list[Any]:
         """As `_rows`, planned for these parameters every time: never a prepared statement,
         whose generic plan cannot know how selective a kind or a lexeme is (a team store's
-        "any commit?" became a scan of every document)."""
-        cursor = self._run(sql, params, prepare=False)
+        "any commit?" became a scan of every document; a time filter's count, every
+        document of the workspace). `binary` as in `_binary_rows`."""
+        cursor = self._run(sql, params, binary=binary, prepare=False)
         return cursor.fetchall() if cursor.description else []
-
-    def _run_planned(self, sql: str, params: Sequence[Any], *, binary: bool = False) -> Any:
-        """`_run` planned for these parameters (never a prepared statement, see
-        `_planned_rows`)."""
-        return self._run(sql, params, binary=binary, prepare=False)
 
     def _binary_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """As `_rows`, the results in binary: vectors arrive as floats, not as text to
@@ -305,18 +300,6 @@ class PostgresStore(DocumentQueries, ViewQueries, Lexical, PostgresVectors, Cons
             )
             self._chunk_count = (count, now)
         return count
-
-    def count_documents(self, filters: Filters, cap: int) -> int:
-        """As the shared one, planned for these filters every time (a generic plan scanned
-        every document of the workspace for a time filter)."""
-        where, params = self._predicate(filters)
-        return int(
-            self._planned_rows(
-                "SELECT count(*) FROM (SELECT 1 FROM documents d "
-                f"WHERE d.workspace_id = ? AND {where} LIMIT ?) n",
-                (self.workspace_id, *params, cap),
-            )[0][0]
-        )
 
     def thread_neighbours(
         self, doc_ids: Sequence[int], filters: Filters, window: int

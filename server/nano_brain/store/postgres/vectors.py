@@ -243,14 +243,14 @@ class PostgresVectors(VectorModels):
         """Every vector of a space that passes the filters, up to `limit` (exact search)."""
         where, params = self._predicate(filters)
         # planned for these filters every time: a generic plan joined every vector first
-        cursor = self._run_planned(
+        rows = self._planned_rows(
             "SELECT v.chunk_id, v.doc_id, v.embedding FROM chunk_vectors v "
             "JOIN documents d ON d.id = v.doc_id WHERE v.workspace_id = ? AND v.space = ? "
             f"AND d.workspace_id = ? AND {where} LIMIT ?",
             (self.workspace_id, space, self.workspace_id, *params, limit),
             binary=True,
         )
-        return _unpack(cursor.fetchall())
+        return _unpack(rows)
 
     def vectors_by_chunk(self: PostgresStore, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The full vector of each chunk that has one (any version, any status)."""

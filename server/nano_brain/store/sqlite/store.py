@@ -8,7 +8,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,13 @@ _DRIVER_MEMORY = 64
 
 
 class SqliteStore(
-    DocumentQueries, ViewQueries, HealthChecks, VectorStore, RouteQueries, ConsolidationQueries
+    _readers.ReadConnections,
+    DocumentQueries,
+    ViewQueries,
+    HealthChecks,
+    VectorStore,
+    RouteQueries,
+    ConsolidationQueries,
 ):
     """One workspace's SQLite file. Thread-safe: one connection guarded by a lock, and
     read-only connections for threads that read beside it (see `_readers`).
@@ -172,16 +178,6 @@ class SqliteStore(
     def _prune_allowed(self) -> int:
         return int(self._pruning)
 
-    def reading(self) -> AbstractContextManager[None]:
-        """Reads by this thread in the block run on a read-only connection of their own,
-        beside the store's (they see committed rows only)."""
-        return self._readers.reading()
-
-    def concurrent_reads(self) -> bool:
-        """Whether other threads may read for this one now: not inside its own write
-        transaction, whose rows no other connection sees yet."""
-        return not _readers.owns_transaction(self)
-
     def close(self) -> None:
         self._readers.close()
         with self._lock:
@@ -230,6 +226,9 @@ class SqliteStore(
         with self._lock:
             self._check_usable()
             return self._fetch(self._db, sql, params)
+
+    # SQLite keeps no generic plans: every statement is planned as `_rows` runs it
+    _planned_rows = _rows
 
     def _fetch(self, db: Any, sql: str, params: Sequence[Any]) -> list[Any]:
         sqlite = sqlite_module()
