@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nano_brain import Brain, InvalidInputError, NanoBrainError, SearchRequest
+from nano_brain import Brain, Filters, InvalidInputError, NanoBrainError, SearchRequest
 from nano_brain.config import load_config
 from nano_brain.embedding import EmbeddingProvider
 from nano_brain.search import _code_query, validate_request
@@ -109,6 +109,35 @@ def test_relaxed_or_retry_keeps_every_filter(
     assert "or" in response.fallback
     assert seeded[excluded] not in [h.id for h in response.results]
     assert response.results
+
+
+def test_notes_holding_every_word_come_before_better_scored_ones_holding_some(
+    lexical_brain: Brain,
+) -> None:
+    """The lexical leg lists the notes holding every query word first (AND), then the others
+    (OR), each group best bm25 first: a short note saying one word three times outscores a
+    long note holding both words once, yet comes after it."""
+    brain = lexical_brain
+    filler = " ".join(f"topic{i}" for i in range(60))
+    texts = {
+        "both": f"{filler} the lighthouse keeper kept a logbook {filler}",
+        "one": "Lighthouse lighthouse lighthouse.",
+        "other": "A logbook of tides.",
+    }
+    for i in range(20):  # common words elsewhere keep both query words rare
+        brain.write(f"Note {i} about the harbour and its boats.")
+    ids = {name: brain.write(text).document.id for name, text in texts.items()}
+    response = brain.search(SearchRequest(query="lighthouse logbook", mode="lexical", limit=10))
+    found = [h.id for h in response.results]
+    assert found[0] == ids["both"] and set(found) == set(ids.values())
+    assert "or" in response.fallback
+    store = brain.store
+    hits, every = store.lexical_terms(["lighthouse", "logbook"], Filters(), 10)
+    assert every == 1 and len(hits) == 3
+    alone = store.lexical("chunks_fts", '"lighthouse" OR "logbook"', Filters(), 10)
+    assert alone[0].chunk_id != hits[0].chunk_id  # by score alone the short note leads
+    assert store.lexical_terms(["lighthouse", "logbook"], Filters(), 1) == (hits[:1], 1)
+    assert store.lexical_terms(["lighthouse"], Filters(), 10)[1] == 2
 
 
 def test_trigram_retry_keeps_filters_and_finds_fragments(brain: Brain) -> None:

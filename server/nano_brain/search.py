@@ -27,6 +27,7 @@ from .filters import Filters, Kind, Status
 from .models import SearchHit, SearchResponse
 from .store import BM25_WEIGHTS, DocumentRow, Hit
 from .store.interface import MemoryStore
+from .store.rows import fts_match, merge_hits
 from .store.spaces import MAX_K, Space, spaces_for
 from .timeutil import iso, parse_duration, parse_instant
 
@@ -225,7 +226,7 @@ class SearchPipeline:
             except Exception as exc:  # a leg failing must not take the other down
                 log.warning("lexical leg failed: %s", exc)
                 legs["lexical"] = f"failed: {exc}"
-        if lexical and not request.kind and self._history_weight:
+        if lexical and not request.kind and self._history_weight and self._store.keeps_history:
             try:
                 commits = filters.model_copy(update={"kinds": ("commit",)})
                 # commits have no trigram rows: that fallback would scan the notes' for nothing
@@ -272,23 +273,17 @@ class SearchPipeline:
         fallback: list[str] = []
         words = [t for t in terms if not _CJK.search(t)]
         if words:
-            hits = self._store.lexical(
-                "chunks_fts", " AND ".join(_quote(t) for t in words), filters, pool, weights
-            )
-            if len(hits) < pool and len(words) > 1:
+            hits, every = self._store.lexical_terms(words, filters, pool, weights)
+            if every < pool and len(words) > 1:
                 fallback.append("or")
-                more = self._store.lexical(
-                    "chunks_fts", " OR ".join(_quote(t) for t in words), filters, pool, weights
-                )
-                hits = _merge(hits, more, pool)
         if len(hits) < pool and trigram:
             grams = list(dict.fromkeys(g for t in terms for g in _grams(t)))
             if grams and (len(words) < len(terms) or not hits):
                 fallback.append("trigram")
                 more = self._store.lexical(
-                    "chunks_tri", " OR ".join(_quote(t) for t in grams), filters, pool, weights
+                    "chunks_tri", fts_match(grams, "OR"), filters, pool, weights
                 )
-                hits = _merge(hits, more, pool)
+                hits = merge_hits(hits, more, pool)
         return hits, fallback
 
     def _feedback(
@@ -320,9 +315,7 @@ class SearchPipeline:
         words = self._feedback_choice(scored, cfg.feedback_terms)
         if not words:
             return hits, False
-        more = self._store.lexical(
-            "chunks_fts", " OR ".join(_quote(w) for w in words), filters, pool, weights
-        )
+        more = self._store.lexical("chunks_fts", fts_match(words, "OR"), filters, pool, weights)
         # bm25 is negative (lower is better): scores of one document under the query and
         # under the feedback words add up, the feedback's weighted down
         combined = {h.chunk_id: h for h in hits}
@@ -713,16 +706,6 @@ def _rescore(
     return [Hit(chunk_ids[i], doc_ids[i], float(sims[i])) for i in order if sims[i] >= floor]
 
 
-def _merge(first: list[Hit], more: list[Hit], pool: int) -> list[Hit]:
-    seen = {h.chunk_id for h in first}
-    merged = list(first)
-    for hit in more:
-        if hit.chunk_id not in seen:
-            merged.append(hit)
-            seen.add(hit.chunk_id)
-    return merged[: pool * 2]
-
-
 def _code_query(query: str) -> str:
     """The query without words that only name a programming language (if others remain)."""
     kept = [w for w in query.split() if w.strip(".,;:!?()\"'").lower() not in _LANGUAGE_WORDS]
@@ -769,10 +752,6 @@ def _grams(term: str) -> list[str]:
     if _CJK.search(term):
         return [term[i : i + 3] for i in range(len(term) - 2)]
     return [term]
-
-
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
 
 
 def snippet(text: str, query: str, width: int = 240) -> str:

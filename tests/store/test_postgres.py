@@ -18,7 +18,7 @@ from nano_brain.config import load_config
 from nano_brain.errors import StoreError
 from nano_brain.store import SqliteStore
 from nano_brain.store.postgres import schema, testserver
-from nano_brain.store.postgres.store import PostgresStore, migrate
+from nano_brain.store.postgres.store import PostgresStore, _arrays, migrate
 from nano_brain.store.transfer import copy_memory
 
 from .conftest import team_brain
@@ -104,9 +104,13 @@ def test_schema_is_migrated_from_the_previous_version(
             "INSERT INTO audit_log (workspace_id, at, actor, action) "
             "VALUES ('w1', 1, 'cli', 'write')"
         )
+        migrate(conn, "nb_previous", to=4)
+        gin = "SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ~ 'gin'"
+        assert {r[0] for r in conn.execute(gin)} == {"chunks_tsv", "chunks_trigram"}
         migrate(conn, "nb_previous")
         version = conn.execute("SELECT max(version) FROM nb_schema").fetchone()[0]
         assert version == schema.SCHEMA_VERSION
+        assert conn.execute(gin).fetchall() == []  # never read under row-level security (5)
         conn.execute(schema.grant_sql(testserver.APP_ROLE))
     app = owner.replace("postgres:@", f"{testserver.APP_ROLE}@")
     store = PostgresStore(app, "w1", path=tmp_path / "x.db")
@@ -373,3 +377,26 @@ def test_the_git_history_stays_with_the_clone_and_out_of_the_team_store(
         assert HistoryStore(brain.store).commit_count() == 0
         hits = brain.search(SearchRequest(query="zeppelin loader", mode="lexical")).results
         assert [h.title for h in hits] == ["Zeppelin retries"]
+
+
+def test_value_lists_bind_as_one_array_with_the_same_rows(tmp_path: Path, app_url: str) -> None:
+    """``IN (?,...)`` lists of ints or strings are sent as one array (one statement text
+    whatever their length); ``NOT IN`` as ``<> ALL``; other lists are left as written."""
+    text, params = _arrays("SELECT 1 WHERE a = ? AND b IN (?,?) AND c NOT IN (?, ?, ?)",
+                           ["x", 1, 2, "p", "q", "r"])  # fmt: skip
+    assert text == "SELECT 1 WHERE a = ? AND b = ANY(?::bigint[]) AND c <> ALL(?::text[])"
+    assert params == ["x", [1, 2], ["p", "q", "r"]]
+    mixed = ("SELECT 1 WHERE b IN (?,?) AND c JOIN (?)", [1, "two", 3])
+    assert _arrays(*mixed) == mixed
+    with team_brain(tmp_path / "ws", app_url, "team/arrays") as brain:
+        written = [brain.write(f"Array note {i}.", title=f"N{i}").document for i in range(300)]
+        store = brain.store.team
+        ids = [store.find_current(d.id).id for d in written]  # type: ignore[union-attr]
+        for n in (1, 2, 7, 300):
+            assert sorted(store.get_many(ids[:n])) == sorted(ids[:n])
+        uids = [d.id for d in written[:3]]
+        others = store._rows(
+            "SELECT count(*) FROM documents WHERE workspace_id = ? AND uid NOT IN (?,?,?)",
+            ("team/arrays", *uids),
+        )
+        assert others[0][0] == 297

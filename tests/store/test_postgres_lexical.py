@@ -15,6 +15,7 @@ import pytest
 from nano_brain import Filters
 from nano_brain.store.postgres import lexical, schema, testserver
 from nano_brain.store.postgres.store import PostgresStore, migrate
+from nano_brain.store.rows import fts_match
 
 from .conftest import team_brain
 
@@ -154,7 +155,8 @@ def test_migration_4_fills_impacts_and_frequencies_of_postings_written_before_it
                     (doc, ws, body),
                 )
         migrate(conn, "nb_v3")
-        assert conn.execute("SELECT max(version) FROM nb_schema").fetchone()[0] == 4
+        version = conn.execute("SELECT max(version) FROM nb_schema").fetchone()[0]
+        assert version == schema.SCHEMA_VERSION
         conn.execute(schema.grant_sql(testserver.APP_ROLE))
         frequencies = conn.execute(
             "SELECT workspace_id, lexeme, df FROM chunk_terms_df ORDER BY 1, 2"
@@ -196,3 +198,28 @@ def test_term_counts_are_the_lexemes_document_frequencies(store: PostgresStore) 
     assert total == 123
     with store.reading():  # a reader connection is scoped to the same workspace
         assert store.term_counts(["alpha", "gamma"]) == ({"alpha": 123, "gamma": 5}, 123)
+
+
+@pytest.mark.parametrize("read", [1, _EVERYTHING])
+def test_every_word_then_any_in_one_statement_equals_the_two_searches(
+    store: PostgresStore, monkeypatch: pytest.MonkeyPatch, lookup: str, read: int
+) -> None:
+    """`lexical_terms` ranks the chunks holding every word first, then those holding any:
+    the same hits, scores and order as the AND search followed by the OR search, whatever
+    the postings read first, the filters and the limit."""
+    queries = [["alpha", "beta"], ["beta", "gamma"], ["gamma", "item0"], ["item5", "beta", "alpha"],
+               ["beta", "item7"], ["alpha"], ["nowhere", "gamma"]]  # fmt: skip
+    reordered = 0  # cases where a chunk holding some words outscores one holding all
+    for terms in queries:
+        for filters in (Filters(), Filters(collections=("rare",)), Filters(collections=("main",))):
+            for limit in (1, 3, 40, 200):
+                every = _search(store, monkeypatch, fts_match(terms, "AND"), filters, limit,
+                                read=read)  # fmt: skip
+                anyone = _search(store, monkeypatch, fts_match(terms, "OR"), filters, limit,
+                                 read=read)  # fmt: skip
+                expected = every + [h for h in anyone if h not in every]
+                reordered += expected != sorted(expected, key=lambda h: (h[1], h[0]))
+                hits, n = store.lexical_terms(terms, filters, limit)
+                assert [(h.chunk_id, round(h.score, 9)) for h in hits] == expected[:limit]
+                assert n == min(len(every), limit)
+    assert reordered

@@ -70,7 +70,7 @@ class HistoryStore:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.ws = store.workspace_id
-        self.kept = isinstance(store, SqliteStore)
+        self.kept = store.keeps_history
         """Whether this store keeps the git history (a team store does not)."""
         self._sql = cast("SqliteStore", store)  # used only when `kept`
 

@@ -36,6 +36,8 @@ class MemoryStore(Protocol):
     knn_filters_in_scan: bool
     """Whether k-NN applies kind, collection and time filters inside its scan whatever
     their selectivity; else a search counts the documents such filters leave first."""
+    keeps_history: bool
+    """Whether the git history's commits are documents here (a team store keeps none)."""
     path: Path
     """Where the store is: the SQLite file, or for a server the local folder of the workspace's
     state (the code index and run locks)."""
@@ -167,6 +169,18 @@ class MemoryStore(Protocol):
         """Chunks matching an FTS5-syntax expression of quoted terms joined by one of AND/OR
         (``chunks_fts``: words; ``chunks_tri``: trigrams), best BM25 first (negative scores,
         lower is better), filters applied."""
+        ...
+
+    def lexical_terms(
+        self,
+        terms: Sequence[str],
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float] = ...,
+    ) -> tuple[list[Hit], int]:
+        """Chunks holding every word of `terms` (``chunks_fts``), then when those are fewer
+        than `limit` and there are several words, chunks holding any; each group best BM25
+        first, at most `limit` in all. Also how many lead holding every word."""
         ...
 
     # vectors

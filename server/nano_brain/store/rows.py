@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +78,18 @@ class Hit:
     chunk_id: int
     doc_id: int
     score: float
+
+
+def fts_match(terms: Sequence[str], op: str) -> str:
+    """An FTS5 expression of quoted terms joined by `op` (AND, OR): how the lexical leg
+    speaks to both stores (`MemoryStore.lexical`)."""
+    return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def merge_hits(first: list[Hit], more: list[Hit], limit: int) -> list[Hit]:
+    """`first`, then the hits of `more` not among them; at most `limit`."""
+    seen = {h.chunk_id for h in first}
+    return (first + [h for h in more if h.chunk_id not in seen])[:limit]
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..filters import Filters
 from . import _readers
-from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
+from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone, merge_hits
 from .spaces import Space
 from .sqlite.store import BM25_WEIGHTS
 
@@ -109,6 +109,7 @@ class TeamStore:
         self.path = local.path
         self.dialect = team.dialect
         self.knn_filters_in_scan = team.knn_filters_in_scan
+        self.keeps_history = False
         self._lock = threading.RLock()
         self._depth = 0
         self._stack: ExitStack | None = None
@@ -419,6 +420,24 @@ class TeamStore:
         ]
         hits.sort(key=lambda h: h.score)
         return hits[:limit]
+
+    def lexical_terms(
+        self,
+        terms: Sequence[str],
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float] = BM25_WEIGHTS,
+    ) -> tuple[list[Hit], int]:
+        every: list[Hit] = []
+        anyone: list[Hit] = []
+        for store, sign in self._stores(filters.kinds):
+            hits, n = store.lexical_terms(terms, filters, limit, weights)
+            signed = [Hit(sign * h.chunk_id, sign * h.doc_id, h.score) for h in hits]
+            every += signed[:n]
+            anyone += signed[n:]
+        every.sort(key=lambda h: h.score)
+        anyone.sort(key=lambda h: h.score)
+        return merge_hits(every[:limit], anyone, limit), min(len(every), limit)
 
     def term_counts(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
         counts, total = self.team.term_counts(words)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -44,6 +45,63 @@ def _sql(statement: str) -> str:
     return statement.replace("%", "%%").replace("?", "%s")
 
 
+# a list of placeholders (``IN (?,?,?)``), or one placeholder
+_MARKS = re.compile(r"\b(NOT )?IN \((\?(?:, ?\?)*)\)|\?")
+_ARRAY_TYPES = ((bool, None), (int, "bigint[]"), (float, "float8[]"), (str, "text[]"))
+
+
+def _arrays(statement: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
+    """The statement with each ``IN (?,...)`` list of ints, floats or strings bound as one
+    array (``= ANY(?)``): the text no longer depends on how many values there are, so
+    psycopg converts it once and the server prepares it once (as lists of ids, a query's
+    varying lengths were parsed and planned anew each time: 1.3 ms of client CPU each)."""
+    if "IN (?" not in statement:
+        return statement, params
+    pieces, lists = _in_lists(statement)
+    text = [pieces[0]]
+    out: list[Any] = []
+    at = 0
+    for (start, n, operator), piece in zip(lists, pieces[1:], strict=True):
+        values = list(params[start : start + n])
+        kind = _array_type(values)
+        if kind is None:  # mixed or other types: bound one by one, as written
+            return statement, params
+        out.extend(params[at:start])
+        out.append(values)
+        at = start + n
+        text += (f"{operator}(?::{kind})", piece)
+    out.extend(params[at:])
+    return "".join(text), out
+
+
+@functools.lru_cache(maxsize=512)
+def _in_lists(statement: str) -> tuple[list[str], list[tuple[int, int, str]]]:
+    """The text around each ``IN (?,...)`` list, and each list's first parameter, length
+    and array operator."""
+    pieces: list[str] = []
+    lists: list[tuple[int, int, str]] = []
+    at = index = 0
+    for mark in _MARKS.finditer(statement):
+        if mark.group(2) is None:
+            index += 1
+            continue
+        n = mark.group(2).count("?")
+        pieces.append(statement[at : mark.start()])
+        lists.append((index, n, "<> ALL" if mark.group(1) else "= ANY"))
+        at = mark.end()
+        index += n
+    pieces.append(statement[at:])
+    return pieces, lists
+
+
+def _array_type(values: list[Any]) -> str | None:
+    """The array type the values bind as, if they are all of one (ints, floats, strings)."""
+    for python, sql in _ARRAY_TYPES:
+        if all(type(v) is python for v in values):
+            return sql
+    return None
+
+
 class PostgresStore(
     _readers.ReadConnections,
     DocumentQueries,
@@ -61,6 +119,7 @@ class PostgresStore(
     #: makes the iterative scan read most of the index (280 ms at 100k for a filter none
     #: pass), so such filters are counted first and answered by an exact scan
     knn_filters_in_scan = False
+    keeps_history = False  # a clone's git history is per clone (store/history.py)
 
     def __init__(
         self,
@@ -174,6 +233,7 @@ class PostgresStore(
     ) -> Any:
         import psycopg
 
+        statement, params = _arrays(statement, params)
         reader = self._readers.bound()
         if reader is not None:  # autocommit and read-only: nothing to roll back
             try:

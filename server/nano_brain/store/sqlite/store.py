@@ -18,7 +18,7 @@ from .. import _readers, _transaction
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import SQLITE, time_bounds
-from ..rows import Hit
+from ..rows import Hit, fts_match, merge_hits
 from ..views import ViewQueries
 from . import _file
 from ._driver import load_vec, sqlite_module
@@ -69,6 +69,7 @@ class SqliteStore(
     dialect = SQLITE
     #: vec0 applies kind, collection and time filters inside its scan at any selectivity
     knn_filters_in_scan = True
+    keeps_history = True
 
     def __init__(self, path: Path, workspace_id: str, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = Path(path)
@@ -447,6 +448,21 @@ class SqliteStore(
         if len(tables) > 1:
             hits.sort(key=lambda h: h.score)
         return hits[:limit]
+
+    def lexical_terms(
+        self,
+        terms: Sequence[str],
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float] = BM25_WEIGHTS,
+    ) -> tuple[list[Hit], int]:
+        """Chunks holding every term, best bm25 first, then when those are fewer than `limit`
+        the best holding any; and how many lead holding every term."""
+        every = self.lexical("chunks_fts", fts_match(terms, "AND"), filters, limit, weights)
+        if len(every) >= limit or len(terms) < 2:
+            return every, len(every)
+        anyone = self.lexical("chunks_fts", fts_match(terms, "OR"), filters, limit, weights)
+        return merge_hits(every, anyone, limit), len(every)
 
     def term_counts(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each word (as the lexical index stems it), and about how
