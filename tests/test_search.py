@@ -150,6 +150,21 @@ def test_trigram_retry_keeps_filters_and_finds_fragments(brain: Brain) -> None:
     assert [h.id for h in scoped.results] == [a.id]
 
 
+def test_substrings_are_searched_only_for_terms_the_word_index_does_not_hold(
+    lexical_brain: Brain,
+) -> None:
+    """A word the index holds had its chance: when a filter leaves no chunk with it, its
+    substrings are not searched (they are everywhere); an identifier fragment still is."""
+    brain = lexical_brain
+    code = brain.write("def parseConfigFile(path): read the settings", collection="code")
+    brain.write("The harbour crane lifts containers; screens show cranes.", collection="ops")
+    held = brain.search(SearchRequest(query="crane", mode="lexical", collection=["code"]))
+    assert held.results == [] and "trigram" not in held.fallback
+    fragment = brain.search(SearchRequest(query="ConfigFile", mode="lexical", collection=["code"]))
+    assert "trigram" in fragment.fallback
+    assert [h.id for h in fragment.results] == [code.document.id]
+
+
 def test_cjk_text_is_findable(brain: Brain) -> None:
     zh = brain.write("我们决定使用数据库连接池来减少延迟。").document
     ja = brain.write("キャッシュの有効期限は十分です。").document

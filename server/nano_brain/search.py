@@ -276,9 +276,15 @@ class SearchPipeline:
             hits, every = self._store.lexical_terms(words, filters, pool, weights)
             if every < pool and len(words) > 1:
                 fallback.append("or")
-        if len(hits) < pool and trigram:
-            grams = list(dict.fromkeys(g for t in terms for g in _grams(t)))
-            if grams and (len(words) < len(terms) or not hits):
+        if len(hits) < pool and trigram and (len(words) < len(terms) or not hits):
+            # substrings of the terms the word index does not hold (identifier fragments,
+            # CJK): a word it holds had its chance, and its substrings are everywhere ("new"
+            # is in 40k of 100k chunks), which made this fallback a filtered search's slowest
+            # step when the filter left no chunk with the words
+            held, _ = self._store.term_counts(words) if words else ({}, 0)
+            fragments = [t for t in terms if not held.get(t)]
+            grams = list(dict.fromkeys(g for t in fragments for g in _grams(t)))
+            if grams:
                 fallback.append("trigram")
                 more = self._store.lexical(
                     "chunks_tri", fts_match(grams, "OR"), filters, pool, weights

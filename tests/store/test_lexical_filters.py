@@ -303,12 +303,12 @@ def test_searches_return_the_same_results_on_both_plans(
 
 
 @pytest.mark.parametrize("name", list(FILTERS))
-def test_an_or_split_into_rare_and_common_words_is_the_exact_top_k(
+def test_an_or_of_rare_and_common_words_is_the_exact_top_k_of_chunks_with_a_rare_one(
     store: SqliteStore, plan: str, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An OR whose words are partly common is ranked as three groups (rare and common words,
-    rare only, common only, the last skipped when it cannot reach the top): the same top k as
-    the whole OR scored at once."""
+    """An OR whose words are partly common matches the chunks holding a rare word, scored
+    with every word (ranked as two groups: rare and common words, rare only): the same top k
+    as the whole OR scored at once and kept to those chunks."""
     f = _filters(name)
     monkeypatch.setattr(sqlite_store, "_COMMON_SHARE", 0.0)
     groups: list[str] = []
@@ -325,9 +325,12 @@ def test_an_or_split_into_rare_and_common_words_is_the_exact_top_k(
         monkeypatch.setattr(sqlite_store, "_COMMON_WORD", middle)
         match = " OR ".join(f'"{w}"' for w in words)
         assert store._split_common(match) is not None
-        deep = ranked("chunks_fts", match, Filters(), 100_000, sqlite_store.BM25_WEIGHTS)
+        rare = " OR ".join(f'"{w}"' for w in words if counts[w] <= middle)
+        every = sqlite_store.BM25_WEIGHTS
+        holding_rare = {h.chunk_id for h in ranked("chunks_fts", rare, Filters(), 100_000, every)}
+        deep = ranked("chunks_fts", match, Filters(), 100_000, every)
         docs = store.get_many({h.doc_id for h in deep})
-        passing = [h for h in deep if _passes(docs[h.doc_id], f)]
+        passing = [h for h in deep if _passes(docs[h.doc_id], f) and h.chunk_id in holding_rare]
         monkeypatch.setattr(store, "_ranked", counted)
         for k in (1, 5, 20):
             got = store.lexical("chunks_fts", match, f, k)
@@ -336,32 +339,32 @@ def test_an_or_split_into_rare_and_common_words_is_the_exact_top_k(
     assert any(" AND " in g for g in groups) and any(" NOT " in g for g in groups)
 
 
-def test_the_common_only_group_is_skipped_when_it_cannot_reach_the_top(
+def test_chunks_holding_only_common_words_do_not_match_an_or_with_rare_ones(
     store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     words = QUERIES[-1]
     counts, _ = store.term_counts(words)
-    monkeypatch.setattr(sqlite_store, "_COMMON_SHARE", 0.0)
-    monkeypatch.setattr(sqlite_store, "_COMMON_WORD", max(counts.values()) - 1)
-    match = " OR ".join(f'"{w}"' for w in words)
-    split = store._split_common(match)
-    assert split is not None
-    rare, common, ceiling = split
     commonest = max(counts, key=lambda w: counts[w])
-    assert common == f'"{commonest}"' and rare.count(" OR ") == len(words) - 2
-    groups: list[str] = []
-    ranked = store._ranked
-
-    def counted(table: str, match: str, *args: Any) -> list[Hit]:
-        groups.append(match)
-        return ranked(table, match, *args)
-
-    monkeypatch.setattr(store, "_ranked", counted)
-    got = store.lexical("chunks_fts", match, Filters(), 5)
-    assert got[-1].score <= ceiling  # five chunks with rare words beat any common-only one
-    assert groups == [f"({rare}) AND ({common})", f"({rare}) NOT ({common})"]
-    deep = ranked("chunks_fts", match, Filters(), 100_000, sqlite_store.BM25_WEIGHTS)
-    _assert_exact_top(_sums(got), _sums(deep), 5, match)
+    monkeypatch.setattr(sqlite_store, "_COMMON_SHARE", 0.0)
+    monkeypatch.setattr(sqlite_store, "_COMMON_WORD", counts[commonest] - 1)
+    match = " OR ".join(f'"{w}"' for w in words)
+    assert store._split_common(match) == (
+        " OR ".join(f'"{w}"' for w in words if w != commonest),
+        f'"{commonest}"',
+    )
+    every = sqlite_store.BM25_WEIGHTS
+    rare = " OR ".join(f'"{w}"' for w in words if w != commonest)
+    only_common = {h.chunk_id for h in store._ranked(
+        "chunks_fts", f'"{commonest}" NOT ({rare})', Filters(), 100_000, every)}  # fmt: skip
+    assert only_common, "the fixture must have chunks holding the common word alone"
+    got = store.lexical("chunks_fts", match, Filters(), 100_000)
+    assert got and not {h.chunk_id for h in got} & only_common
+    # every word common: a plain OR, which they match
+    monkeypatch.setattr(sqlite_store, "_COMMON_WORD", 0)
+    assert store._split_common(match) is None
+    assert only_common <= {
+        h.chunk_id for h in store.lexical("chunks_fts", match, Filters(), 100_000)
+    }
 
 
 def _sums(hits: list[Hit]) -> list[Hit]:

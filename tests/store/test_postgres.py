@@ -400,3 +400,38 @@ def test_value_lists_bind_as_one_array_with_the_same_rows(tmp_path: Path, app_ur
             ("team/arrays", *uids),
         )
         assert others[0][0] == 297
+
+
+def test_a_copy_leaves_the_planner_statistics_up_to_date(
+    pg_server: testserver.TestServer, tmp_path: Path
+) -> None:
+    """`store migrate` ends with ANALYZE, which the app role may run (PostgreSQL 17's
+    MAINTAIN): a copied workspace is not planned with the statistics of before."""
+    owner = pg_server.owner_url.replace("/nano_brain?", "/nb_analyze?")
+    with psycopg.connect(pg_server.owner_url, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS nb_analyze WITH (FORCE)")
+        conn.execute("CREATE DATABASE nb_analyze")
+    with psycopg.connect(owner, autocommit=True) as conn:
+        migrate(conn, "nb_analyze")
+        conn.execute(schema.grant_sql(testserver.APP_ROLE))
+        tuples = "SELECT reltuples FROM pg_class WHERE relname = %s"
+        assert conn.execute(tuples, ("chunk_terms",)).fetchone()[0] < 0  # never analyzed
+    root = tmp_path / "ws"
+    root.mkdir()
+    config = load_config(root, overrides={"embedding": {"provider": "none"}})
+    with Brain(root, config=config, db_path=tmp_path / "local.db") as brain:
+        for i in range(12):
+            brain.write(f"Copied note {i} about harbour cranes.")
+        workspace = brain.workspace_id
+    source = SqliteStore(tmp_path / "local.db", workspace)
+    app = owner.replace("postgres:@", f"{testserver.APP_ROLE}@")
+    team = PostgresStore(app, "team/analyzed", path=tmp_path / "x.db")
+    try:
+        assert copy_memory(source, team).documents == 12
+        postings = team._rows("SELECT count(*) FROM chunk_terms")[0][0]
+    finally:
+        source.close()
+        team.close()
+    with psycopg.connect(owner, autocommit=True) as conn:
+        assert conn.execute(tuples, ("chunks",)).fetchone()[0] == 12
+        assert conn.execute(tuples, ("chunk_terms",)).fetchone()[0] == postings > 12

