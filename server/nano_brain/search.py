@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 Mode = Literal["hybrid", "lexical", "vector"]
 #: What a vector leg reports: (leg name, status, hits or None when it could not run).
 _Leg = tuple[str, str, "list[Hit] | None"]
+_Legs = tuple[list[_Leg], list[_Leg]]
 MAX_QUERY_CHARS = 4000
 # Exact vector search when a filter leaves at most this many documents; else quantized k-NN.
 _EXACT_LIMIT = 3_000
@@ -195,20 +196,20 @@ class SearchPipeline:
         query = _code_query(request.query) if code_only else request.query
         weights = _CODE_BM25_WEIGHTS if code_only else BM25_WEIGHTS
         lexical = request.mode in ("hybrid", "lexical")
-        vectors: Future[list[_Leg]] | list[_Leg] = []
-        if request.mode in ("hybrid", "vector"):
-            # language names stay in what is embedded: the code model read them beside code
-            # ("python ..." docstrings), and without them CoSQA's vector MRR falls 0.531 -> 0.515
-            if lexical and self._store.concurrent_reads():
-                # the vector leg (query embedding, k-NN, rescoring) runs on another thread and
-                # connection while this one runs the lexical leg: both wait mostly outside
-                # Python (onnxruntime, SQLite, the server), so a hybrid query takes about the
-                # longer leg instead of their sum
-                vectors = _legs_pool().submit(
-                    self._vector_beside, request.query, filters, vector_pool
-                )
-            else:
-                vectors = self._vector(request.query, filters, vector_pool)
+        vector = request.mode in ("hybrid", "vector")
+        history = lexical and not request.kind and self._history_weight > 0
+        history = history and self._store.keeps_history
+        others: Future[_Legs] | _Legs = ([], [])
+        if lexical and (vector or history) and self._store.concurrent_reads():
+            # the vector legs (query embedding, k-NN, rescoring) and the history leg run on
+            # another thread and connection while this one runs the lexical leg: they wait
+            # mostly outside Python (onnxruntime, SQLite, the server), so a hybrid query
+            # takes about its longest leg instead of their sum
+            others = _legs_pool().submit(
+                self._beside, request.query, filters, vector_pool, weights, vector, history
+            )
+        else:
+            others = self._others(request.query, filters, vector_pool, weights, vector, history)
         if lexical:
             try:
                 hits, fallback = self._lexical(query, filters, pool, weights)
@@ -221,29 +222,18 @@ class SearchPipeline:
                 ranked["lexical"] = hits
                 legs["lexical"] = "ok" if hits else "empty"
             except NanoBrainError:
-                _settle(vectors)
+                _settle(others)
                 raise
             except Exception as exc:  # a leg failing must not take the other down
                 log.warning("lexical leg failed: %s", exc)
                 legs["lexical"] = f"failed: {exc}"
-        if lexical and not request.kind and self._history_weight and self._store.keeps_history:
-            try:
-                commits = filters.model_copy(update={"kinds": ("commit",)})
-                # commits have no trigram rows: that fallback would scan the notes' for nothing
-                hits, _ = self._lexical(query, commits, _HISTORY_POOL, weights, trigram=False)
-                if hits:
-                    ranked["history"] = hits[:_HISTORY_POOL]
-                    legs["history"] = "ok"
-            except NanoBrainError:
-                _settle(vectors)
-                raise
-            except Exception as exc:  # the other legs still answer
-                log.warning("history leg failed: %s", exc)
-                legs["history"] = f"failed: {exc}"
-        # the vector legs first, as they always were listed (and fused: ties keep that order)
-        done = vectors.result() if isinstance(vectors, Future) else vectors
+        # the vector legs first, as they always were listed (and fused: ties keep that order),
+        # the history leg last
+        done, after = others.result() if isinstance(others, Future) else others
         legs = {**{leg: status for leg, status, _ in done}, **legs}
         ranked = {**{leg: found for leg, _, found in done if found is not None}, **ranked}
+        legs.update({leg: status for leg, status, _ in after})
+        ranked.update({leg: found for leg, _, found in after if found})
         if request.mode == "vector" and not ranked:
             reasons = "; ".join(v for v in legs.values()) or "no embedding space"
             raise NanoBrainError(f"vector search is unavailable: {reasons}")
@@ -349,10 +339,47 @@ class SearchPipeline:
         kept.sort(key=lambda w: -candidates[w] * math.log((total + 1) / (counts.get(w, 0) + 1)))
         return kept[:n]
 
-    def _vector_beside(self, query: str, filters: Filters, pool: int) -> list[_Leg]:
-        """`_vector` on a reader connection of this thread's own (see `run`)."""
+    def _beside(
+        self,
+        query: str,
+        filters: Filters,
+        pool: int,
+        weights: tuple[float, float],
+        vector: bool,
+        history: bool,
+    ) -> _Legs:
+        """`_others` on a reader connection of this thread's own (see `run`)."""
         with self._store.reading():
-            return self._vector(query, filters, pool)
+            return self._others(query, filters, pool, weights, vector, history)
+
+    def _others(
+        self,
+        query: str,
+        filters: Filters,
+        pool: int,
+        weights: tuple[float, float],
+        vector: bool,
+        history: bool,
+    ) -> _Legs:
+        """The legs besides the lexical one: (vector legs, history leg). The history leg
+        only runs for queries that name no kind, whose query is the request's as written."""
+        # language names stay in what is embedded: the code model read them beside code
+        # ("python ..." docstrings), and without them CoSQA's vector MRR falls 0.531 -> 0.515
+        vectors = self._vector(query, filters, pool) if vector else []
+        return vectors, self._history(query, filters, weights) if history else []
+
+    def _history(self, query: str, filters: Filters, weights: tuple[float, float]) -> list[_Leg]:
+        """The best few commits (see `_HISTORY_POOL`); none when nothing matched."""
+        try:
+            commits = filters.model_copy(update={"kinds": ("commit",)})
+            # commits have no trigram rows: that fallback would scan the notes' for nothing
+            hits, _ = self._lexical(query, commits, _HISTORY_POOL, weights, trigram=False)
+        except NanoBrainError:
+            raise
+        except Exception as exc:  # the other legs still answer
+            log.warning("history leg failed: %s", exc)
+            return [("history", f"failed: {exc}", None)]
+        return [("history", "ok", hits[:_HISTORY_POOL])] if hits else []
 
     def _vector(self, query: str, filters: Filters, pool: int) -> list[_Leg]:
         """One leg per embedding space the kinds can live in: (leg, status, hits)."""
@@ -623,9 +650,9 @@ def _forget_pool() -> None:
 os.register_at_fork(after_in_child=_forget_pool)
 
 
-def _settle(legs: Future[list[_Leg]] | list[_Leg]) -> None:
-    """Wait for a vector leg still running (its reader connection goes back to the pool)
-    when the search ends early; whatever it found or raised is dropped."""
+def _settle(legs: Future[_Legs] | _Legs) -> None:
+    """Wait for the legs still running beside (their reader connection goes back to the
+    pool) when the search ends early; whatever they found or raised is dropped."""
     if isinstance(legs, Future):
         try:
             legs.result()
