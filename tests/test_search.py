@@ -165,6 +165,25 @@ def test_substrings_are_searched_only_for_terms_the_word_index_does_not_hold(
     assert [h.id for h in fragment.results] == [code.document.id]
 
 
+def test_the_exact_vector_search_ranks_what_the_filters_leave(brain: Brain) -> None:
+    """A filter few documents pass is answered by an exact search (the team store ranks on
+    the server): the k nearest among the documents passing, as ranking every one of them
+    here gives."""
+    topics = ["database backups", "payment retries", "cache warmup", "login tokens"]
+    for i in range(24):
+        tags = ["ops"] if i % 3 == 0 else ["misc"]
+        brain.write(f"Note {i} on {topics[i % 4]} and follow-ups.", tags=tags)
+    q = np.asarray(brain.provider("text")[0].embed_query("restoring the database"))  # type: ignore[union-attr]
+    ops = Filters(tags=("ops",))
+    ids, _, matrix = brain.store.filtered_vectors(ops, 1000)
+    assert len(ids) == 8
+    expected = [ids[i] for i in np.argsort(-(matrix @ q))[:3]]
+    near, _, near_matrix = brain.store.nearest_vectors(q, ops, 3, cap=1000)
+    assert near == expected
+    assert np.allclose(near_matrix @ q, np.sort(matrix @ q)[::-1][:3], atol=1e-5)
+    assert brain.store.nearest_vectors(q, Filters(tags=("none",)), 3, cap=1000)[0] == []
+
+
 def test_cjk_text_is_findable(brain: Brain) -> None:
     zh = brain.write("我们决定使用数据库连接池来减少延迟。").document
     ja = brain.write("キャッシュの有効期限は十分です。").document

@@ -432,7 +432,9 @@ class SearchPipeline:
                 if k >= MAX_K:
                     break
                 k = min(k * 4, MAX_K)
-        chunk_ids, doc_ids, matrix = store.filtered_vectors(filters, _EXACT_SCAN_CAP, space=space)
+        chunk_ids, doc_ids, matrix = store.nearest_vectors(
+            q, filters, pool * 2, space=space, cap=_EXACT_SCAN_CAP
+        )
         return _rescore(q, chunk_ids, doc_ids, matrix, pool, floor)
 
     # -- fusion and boosts --------------------------------------------------------------

@@ -209,6 +209,13 @@ class MemoryStore(Protocol):
     def filtered_vectors(
         self, filters: Filters, limit: int, *, space: Space = "text"
     ) -> tuple[list[int], list[int], np.ndarray]: ...
+    def nearest_vectors(
+        self, query: np.ndarray, filters: Filters, k: int, *, space: Space = "text", cap: int
+    ) -> tuple[list[int], list[int], np.ndarray]:
+        """An exact search: the vectors of the `k` chunks nearest to `query` (cosine) among
+        the first `cap` of a space that pass the filters."""
+        ...
+
     def vector_counts(self) -> dict[str, Any]: ...
     def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
 

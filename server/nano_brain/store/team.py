@@ -494,6 +494,13 @@ class TeamStore:
         ids, docs, matrix = store.filtered_vectors(filters, limit, space=space)
         return [sign * i for i in ids], [sign * d for d in docs], matrix
 
+    def nearest_vectors(
+        self, query: Any, filters: Filters, k: int, *, space: Space = "text", cap: int
+    ) -> Any:
+        store, sign = self._space(space)
+        ids, docs, matrix = store.nearest_vectors(query, filters, k, space=space, cap=cap)
+        return [sign * i for i in ids], [sign * d for d in docs], matrix
+
     def vector_counts(self) -> dict[str, Any]:
         return {
             "text": self.team.vector_counts()["text"],

@@ -252,6 +252,47 @@ class PostgresVectors(VectorModels):
         )
         return _unpack(rows)
 
+    def nearest_vectors(
+        self: PostgresStore,
+        query: np.ndarray,
+        filters: Filters,
+        k: int,
+        *,
+        space: Space = "text",
+        cap: int,
+    ) -> tuple[list[int], list[int], np.ndarray]:
+        """An exact search: the vectors of the `k` chunks nearest to `query` (cosine) among
+        the first `cap` of a space that pass the filters, ranked by the server.
+
+        A tag filter leaving 1,300 of 100k documents sent all their vectors to be ranked
+        here: 13 ms for the rows and as long again to decode them, against a few for these
+        `k`. The inner query's OFFSET keeps the planner off the approximate index."""
+        import numpy as np
+
+        model = self.vector_model(space)
+        if model is None:
+            return _unpack([])
+        dim = int(model[1])
+        where, params = self._predicate(filters)
+        rows = self._planned_rows(
+            "SELECT f.chunk_id, f.doc_id, f.embedding FROM (SELECT v.chunk_id, v.doc_id, "
+            "v.embedding FROM chunk_vectors v JOIN documents d ON d.id = v.doc_id "
+            f"WHERE v.workspace_id = ? AND v.space = ? AND v.dim = {dim} AND d.workspace_id = ? "
+            f"AND {where} LIMIT ? OFFSET 0) f "
+            f"ORDER BY f.embedding::vector({dim}) <=> ?::vector({dim}), f.chunk_id LIMIT ?",
+            (
+                self.workspace_id,
+                space,
+                self.workspace_id,
+                *params,
+                cap,
+                np.asarray(query, dtype=np.float32),
+                k,
+            ),
+            binary=True,
+        )
+        return _unpack(rows)
+
     def vectors_by_chunk(self: PostgresStore, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The full vector of each chunk that has one (any version, any status)."""
         rows = self._binary_rows(

@@ -285,6 +285,25 @@ class VectorStore(VectorModels):
         )
         return _unpack(rows)
 
+    def nearest_vectors(
+        self: Store,
+        query: np.ndarray,
+        filters: Filters,
+        k: int,
+        *,
+        space: Space = "text",
+        cap: int,
+    ) -> tuple[list[int], list[int], np.ndarray]:
+        """An exact search: the vectors of the `k` chunks nearest to `query` (cosine) among
+        the first `cap` of a space that pass the filters."""
+        import numpy as np
+
+        ids, docs, matrix = self.filtered_vectors(filters, cap, space=space)
+        if len(ids) <= k:
+            return ids, docs, matrix
+        keep = np.argsort(-(matrix @ np.asarray(query, dtype=np.float32)))[:k]
+        return [ids[i] for i in keep], [docs[i] for i in keep], matrix[keep]
+
     def vectors_by_chunk(self: Store, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The full vector of each chunk that has one (any version, any status)."""
         import numpy as np
