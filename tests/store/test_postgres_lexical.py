@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -223,3 +224,37 @@ def test_every_word_then_any_in_one_statement_equals_the_two_searches(
                 assert [(h.chunk_id, round(h.score, 9)) for h in hits] == expected[:limit]
                 assert n == min(len(every), limit)
     assert reordered
+
+
+def test_filters_few_documents_pass_read_only_their_postings_with_the_same_hits(
+    store: PostgresStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When at most a few documents pass the filters, only their chunks' postings are read
+    (by key): the hits and scores are those of reading every posting."""
+    rare = Filters(collections=("rare",))  # 3 of 123 documents
+    calls: list[str] = []
+    driven = store._driven
+
+    def counted(*args: Any) -> Any:
+        calls.append(args[1])
+        return driven(*args)
+
+    def both(terms: list[str], limit: int) -> list[Any]:
+        hits, every = store.lexical_terms(terms, rare, limit)
+        out: list[Any] = [[(h.chunk_id, round(h.score, 9)) for h in hits], every]
+        for op in ("AND", "OR"):
+            found = store.lexical("chunks_fts", fts_match(terms, op), rare, limit)
+            out.append([(h.chunk_id, round(h.score, 9)) for h in found])
+        return out
+
+    monkeypatch.setattr(store, "_driven", counted)
+    for terms in (["alpha"], ["alpha", "beta"], ["beta", "item5"], ["nowhere", "beta"]):
+        for limit in (1, 2, 10):
+            got = both(terms, limit)
+            with monkeypatch.context() as patch:  # every posting read, then filtered
+                patch.setattr(lexical, "DRIVE_LIMIT", -1)
+                patch.setattr(lexical, "_OR_EXACT", _EVERYTHING)
+                patch.setattr(lexical, "_AND_READ", _EVERYTHING)
+                assert got == both(terms, limit), (terms, limit)
+    assert set(calls) == {"AND", "OR", "ALL"}
+    assert len(store.lexical_terms(["alpha", "beta"], rare, 10)[0]) == 3  # all three hold both

@@ -23,6 +23,8 @@ class PgHost(Protocol):
     _db: Any  # a psycopg connection (psycopg is imported where it is used)
     _depth: int
     _owner: bool | None
+    _pass_counts: dict[Filters, tuple[int, float]]
+    _counts_lock: threading.Lock
 
     @property
     def location(self) -> str: ...
@@ -38,6 +40,7 @@ class PgHost(Protocol):
     def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
     def _predicate(self, filters: Filters) -> tuple[str, list[Any]]: ...
     def _workspace_chunks(self) -> int: ...
+    def count_documents(self, filters: Filters, cap: int) -> int: ...
 
     # the mixins' own, called across methods
     def vector_model(self, space: Space = "text") -> tuple[str, int] | None: ...
@@ -47,6 +50,15 @@ class PgHost(Protocol):
     def _words(
         self,
         terms: list[str],
+        op: str,
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float],
+    ) -> tuple[list[Hit], int]: ...
+    def _few_pass(self, filters: Filters) -> bool: ...
+    def _driven(
+        self,
+        words: str,
         op: str,
         filters: Filters,
         limit: int,

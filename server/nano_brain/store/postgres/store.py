@@ -141,6 +141,9 @@ class PostgresStore(
         self._depth = 0
         self._timeout_ms = timeout_ms
         self._chunk_count: tuple[int, float] = (0, -_CHUNK_COUNT_AGE)
+        # documents some filters pass, and when counted (Lexical._few_pass)
+        self._pass_counts: dict[Filters, tuple[int, float]] = {}
+        self._counts_lock = threading.Lock()
         self._readers = _readers.Readers(self._open_reader, lambda db: not db.closed)
         self._db = _connect.connect(self.url, timeout_s=timeout_ms / 1000)
         try:
