@@ -187,6 +187,10 @@ class SqliteStore(
         """Fold the write-ahead log into the main file (a copy of the file is then whole)."""
         self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def holds_documents(self) -> bool:
+        """Whether any document is stored (any workspace, version or kind)."""
+        return bool(self._rows("SELECT 1 FROM documents LIMIT 1"))
+
     def analyze(self) -> None:
         """Bring the query planner's statistics up to date after a bulk load (the tables
         whose statistics SQLite judges stale)."""
