@@ -44,6 +44,22 @@ def test_vector_hit_waits_for_embedding_when_deferred(
         assert _ids(brain, query="weekly copy of production data", mode="vector") == [note.id]
 
 
+def test_the_first_search_of_a_store_records_its_model_and_runs_every_leg(
+    workspace: Path, real_provider: EmbeddingProvider
+) -> None:
+    """Before anything is embedded the store has no model recorded: the first search records
+    it (a write, made on the store's own connection, not on the reader the vector leg uses)
+    and its vector leg runs."""
+    config = load_config(workspace, overrides={"embedding": {"embed_on_write": False}})
+    with Brain(workspace, config=config, provider=real_provider) as brain:
+        note = brain.write("Our staging database is refreshed every Sunday night.").document
+        assert brain.store.vector_model("text") is None
+        response = brain.search(SearchRequest(query="staging database"))
+        assert response.legs["vector"] == "empty" and response.legs["lexical"] == "ok"
+        assert [h.id for h in response.results] == [note.id]
+        assert brain.store.vector_model("text") == (real_provider.name, real_provider.dim)
+
+
 @pytest.fixture
 def seeded(brain: Brain) -> dict[str, str]:
     """Five notes on one topic that differ in exactly one filterable attribute each."""

@@ -40,6 +40,8 @@ Mode = Literal["hybrid", "lexical", "vector"]
 #: What a vector leg reports: (leg name, status, hits or None when it could not run).
 _Leg = tuple[str, str, "list[Hit] | None"]
 _Legs = tuple[list[_Leg], list[_Leg]]
+# an embedding space, its leg, and its provider or why there is none
+_Space = tuple[Space, str, "EmbeddingProvider | None", str]
 MAX_QUERY_CHARS = 4000
 # Exact vector search when a filter leaves at most this many documents; else quantized k-NN.
 _EXACT_LIMIT = 3_000
@@ -200,16 +202,19 @@ class SearchPipeline:
         history = lexical and not request.kind and self._history_weight > 0
         history = history and self._store.keeps_history
         others: Future[_Legs] | _Legs = ([], [])
-        if lexical and (vector or history) and self._store.concurrent_reads():
+        # which spaces' models are usable is settled here, on the store's own connection: a
+        # space's first search records its model, a write a reader connection cannot make
+        spaces = self._spaces(filters) if vector else []
+        if lexical and (spaces or history) and self._store.concurrent_reads():
             # the vector legs (query embedding, k-NN, rescoring) and the history leg run on
             # another thread and connection while this one runs the lexical leg: they wait
             # mostly outside Python (onnxruntime, SQLite, the server), so a hybrid query
             # takes about its longest leg instead of their sum
             others = _legs_pool().submit(
-                self._beside, request.query, filters, vector_pool, weights, vector, history
+                self._beside, request.query, filters, vector_pool, weights, spaces, history
             )
         else:
-            others = self._others(request.query, filters, vector_pool, weights, vector, history)
+            others = self._others(request.query, filters, vector_pool, weights, spaces, history)
         if lexical:
             try:
                 hits, fallback = self._lexical(query, filters, pool, weights)
@@ -345,12 +350,12 @@ class SearchPipeline:
         filters: Filters,
         pool: int,
         weights: tuple[float, float],
-        vector: bool,
+        spaces: list[_Space],
         history: bool,
     ) -> _Legs:
         """`_others` on a reader connection of this thread's own (see `run`)."""
         with self._store.reading():
-            return self._others(query, filters, pool, weights, vector, history)
+            return self._others(query, filters, pool, weights, spaces, history)
 
     def _others(
         self,
@@ -358,14 +363,14 @@ class SearchPipeline:
         filters: Filters,
         pool: int,
         weights: tuple[float, float],
-        vector: bool,
+        spaces: list[_Space],
         history: bool,
     ) -> _Legs:
         """The legs besides the lexical one: (vector legs, history leg). The history leg
         only runs for queries that name no kind, whose query is the request's as written."""
         # language names stay in what is embedded: the code model read them beside code
         # ("python ..." docstrings), and without them CoSQA's vector MRR falls 0.531 -> 0.515
-        vectors = self._vector(query, filters, pool) if vector else []
+        vectors = self._vector(query, filters, pool, spaces)
         return vectors, self._history(query, filters, weights) if history else []
 
     def _history(self, query: str, filters: Filters, weights: tuple[float, float]) -> list[_Leg]:
@@ -381,16 +386,24 @@ class SearchPipeline:
             return [("history", f"failed: {exc}", None)]
         return [("history", "ok", hits[:_HISTORY_POOL])] if hits else []
 
-    def _vector(self, query: str, filters: Filters, pool: int) -> list[_Leg]:
-        """One leg per embedding space the kinds can live in: (leg, status, hits)."""
-        out: list[_Leg] = []
+    def _spaces(self, filters: Filters) -> list[_Space]:
+        """Per embedding space the kinds can live in: its leg, and its provider or why there
+        is none (None, None: skipped, nothing of it was ever embedded)."""
+        out: list[_Space] = []
         for space in spaces_for(filters.kinds):
             leg = "vector" if space == "text" else "code_vector"
             if space == "code" and self._store.vector_model("code") is None:
                 if filters.kinds:
-                    out.append((leg, "unavailable: no code vectors yet", None))
+                    out.append((space, leg, None, "no code vectors yet"))
                 continue  # nothing of this space was ever embedded: do not load its model
             provider, why = self._vectors.provider(space)
+            out.append((space, leg, provider, why))
+        return out
+
+    def _vector(self, query: str, filters: Filters, pool: int, spaces: list[_Space]) -> list[_Leg]:
+        """One leg per space (see `_spaces`): (leg, status, hits)."""
+        out: list[_Leg] = []
+        for space, leg, provider, why in spaces:
             if provider is None:
                 out.append((leg, f"unavailable: {why}", None))
                 continue

@@ -65,6 +65,7 @@ async def test_agent_anchors_decisions_and_reads_why(tmp_path: Path, _mcp_store:
         assert "shop.py::helper" in message and "other/util.py::helper" in message
         assert "\n" not in message
         found = await call("memory_query", {"query": "helpers are pure"})
+        assert not found.is_error, found.content
         assert all(r["title"] != "Helpers are pure." for r in found.structured_content["results"])
 
         view = await call("code_why", {"symbol": "checkout", "related": 0})
