@@ -14,9 +14,10 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -40,6 +41,8 @@ Mode = Literal["hybrid", "lexical", "vector"]
 #: What a vector leg reports: (leg name, status, hits or None when it could not run).
 _Leg = tuple[str, str, "list[Hit] | None"]
 _Legs = tuple[list[_Leg], list[_Leg]]
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 # an embedding space, its leg, and its provider or why there is none
 _Space = tuple[Space, str, "EmbeddingProvider | None", str]
 MAX_QUERY_CHARS = 4000
@@ -211,7 +214,14 @@ class SearchPipeline:
             # mostly outside Python (onnxruntime, SQLite, the server), so a hybrid query
             # takes about its longest leg instead of their sum
             others = _legs_pool().submit(
-                self._beside, request.query, filters, vector_pool, weights, spaces, history
+                self._on_reader,
+                self._others,
+                request.query,
+                filters,
+                vector_pool,
+                weights,
+                spaces,
+                history,
             )
         else:
             others = self._others(request.query, filters, vector_pool, weights, spaces, history)
@@ -344,18 +354,10 @@ class SearchPipeline:
         kept.sort(key=lambda w: -candidates[w] * math.log((total + 1) / (counts.get(w, 0) + 1)))
         return kept[:n]
 
-    def _beside(
-        self,
-        query: str,
-        filters: Filters,
-        pool: int,
-        weights: tuple[float, float],
-        spaces: list[_Space],
-        history: bool,
-    ) -> _Legs:
-        """`_others` on a reader connection of this thread's own (see `run`)."""
+    def _on_reader(self, work: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """`work` on a reader connection of this thread's own (see `run`)."""
         with self._store.reading():
-            return self._others(query, filters, pool, weights, spaces, history)
+            return work(*args, **kwargs)
 
     def _others(
         self,

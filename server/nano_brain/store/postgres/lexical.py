@@ -95,6 +95,27 @@ def _more(lookup: bool, columns: str) -> str:
     )
 
 
+def _scores(op: str, weights: tuple[float, float]) -> str:
+    """The CTE ``s``: each chunk of the postings ``p`` with its BM25 score and whether it
+    holds every lexeme (AND keeps only those)."""
+    hits = (
+        f"({float(weights[0])!r}::float8 * p.tf_title + {float(weights[1])!r}::float8 * p.tf_body)"
+    )
+    bm25 = _BM25.format(w="q.w", f=hits, length="p.ntok", avgdl="q.avgdl")
+    having = "HAVING count(*) = (SELECT count(*) FROM lx) " if op == "AND" else ""
+    return (
+        f"s AS (SELECT p.chunk_id, p.doc_id, {bm25} AS score, "
+        "count(*) = (SELECT count(*) FROM lx) AS every FROM p "
+        f"JOIN q ON q.lexeme = p.lexeme GROUP BY p.chunk_id, p.doc_id {having})"
+    )
+
+
+def _best_first(op: str, alias: str) -> str:
+    """The order of scored chunks: ALL puts those holding every lexeme first."""
+    first = f"{alias}.every DESC, " if op == "ALL" else ""
+    return f"{first}{alias}.score, {alias}.chunk_id"
+
+
 class Lexical:
     """Mixed into PostgresStore."""
 
@@ -208,13 +229,6 @@ class Lexical:
         were all read; OR, ALL: every lexeme's)."""
         where, params = self._predicate(filters)
         ws = self.workspace_id
-        having = "HAVING count(*) = (SELECT count(*) FROM lx) " if op == "AND" else ""
-        first = "k.every DESC, " if op == "ALL" else ""
-        hits = (
-            f"({float(weights[0])!r}::float8 * p.tf_title + {float(weights[1])!r}::float8 "
-            "* p.tf_body)"
-        )
-        bm25 = _BM25.format(w="q.w", f=hits, length="p.ntok", avgdl="q.avgdl")
         columns = "t.chunk_id, t.doc_id, t.tf_title, t.tf_body, t.ntok"
         # a prepared statement: planning this one took about a millisecond per call, and its
         # plan hardly depends on the values (the lexemes' numbers drive it as it runs)
@@ -237,16 +251,14 @@ class Lexical:
             "WHERE q.df > q.take AND NOT EXISTS (SELECT 1 FROM top o "
             "WHERE o.lexeme = q.lexeme AND o.chunk_id = c.chunk_id)), "
             "p AS (SELECT * FROM top UNION ALL SELECT * FROM more), "
-            f"s AS (SELECT p.chunk_id, p.doc_id, {bm25} AS score, "
-            "count(*) = (SELECT count(*) FROM lx) AS every FROM p "
-            f"JOIN q ON q.lexeme = p.lexeme GROUP BY p.chunk_id, p.doc_id {having}), "
+            f"{_scores(op, weights)}, "
             "k AS (SELECT s.chunk_id, s.doc_id, s.score, s.every FROM s "
-            f"ORDER BY {first.replace('k.', 's.')}s.score, s.chunk_id LIMIT ?) "
+            f"ORDER BY {_best_first(op, 's')} LIMIT ?) "
             # the hits, then one row saying how many candidates matched and whether they were
             # all the matches (known even when the filters reject every hit)
             "(SELECT k.chunk_id, k.doc_id, k.score, k.every, NULL::bigint, NULL::boolean "
             f"FROM k JOIN documents d ON d.id = k.doc_id WHERE d.workspace_id = ? AND {where} "
-            f"ORDER BY {first}k.score, k.chunk_id LIMIT ?) "
+            f"ORDER BY {_best_first(op, 'k')} LIMIT ?) "
             "UNION ALL SELECT NULL, NULL, NULL, NULL, (SELECT count(*) FROM s), "
             "(SELECT coalesce(bool_and(q.df <= q.take OR (? AND q.r > 1)), true) FROM q)",
             (
@@ -299,13 +311,6 @@ class Lexical:
         reading every posting (the same hits, 60 of 60 LoCoMo questions)."""
         where, params = self._predicate(filters)
         ws = self.workspace_id
-        having = "HAVING count(*) = (SELECT count(*) FROM lx) " if op == "AND" else ""
-        first = "s.every DESC, " if op == "ALL" else ""
-        hits = (
-            f"({float(weights[0])!r}::float8 * p.tf_title + {float(weights[1])!r}::float8 "
-            "* p.tf_body)"
-        )
-        bm25 = _BM25.format(w="q.w", f=hits, length="p.ntok", avgdl="q.avgdl")
         rows = self._planned_rows(
             "WITH lx AS (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('nb_english', ?)) u), "
             "q AS MATERIALIZED (SELECT f.lexeme, "
@@ -320,11 +325,9 @@ class Lexical:
             "p AS (SELECT q.lexeme, t.chunk_id, t.doc_id, t.tf_title, t.tf_body, t.ntok "
             "FROM q JOIN chunk_terms t ON t.workspace_id = ? AND t.lexeme = q.lexeme "
             "AND t.chunk_id = ANY((SELECT c.ids FROM c)::bigint[])), "
-            f"s AS (SELECT p.chunk_id, p.doc_id, {bm25} AS score, "
-            "count(*) = (SELECT count(*) FROM lx) AS every FROM p "
-            f"JOIN q ON q.lexeme = p.lexeme GROUP BY p.chunk_id, p.doc_id {having}) "
-            f"SELECT s.chunk_id, s.doc_id, s.score, s.every FROM s "
-            f"ORDER BY {first}s.score, s.chunk_id LIMIT ?",
+            f"{_scores(op, weights)} "
+            "SELECT s.chunk_id, s.doc_id, s.score, s.every FROM s "
+            f"ORDER BY {_best_first(op, 's')} LIMIT ?",
             (words, ws, ws, ws, *params, ws, limit),
         )
         found = [Hit(int(r[0]), int(r[1]), float(r[2])) for r in rows]
