@@ -143,10 +143,13 @@ def _from_scratch(root: Path, tmp: Path) -> dict[str, set[tuple[object, ...]]]:
         return _rows(brain)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize(("seed", "named"), [(1, False), (2, False), (3, False), (4, True),
+                                             (5, True)])  # fmt: skip
 def test_incremental_resolution_matches_a_fresh_index_after_random_edits(
-    tmp_path: Path, seed: int
+    tmp_path: Path, seed: int, named: bool
 ) -> None:
+    """``named``: each pass is told the one file that changed (as the editor does), and
+    looks at no other."""
     rng = random.Random(seed)
     root = tmp_path / "ws"
     modules = [f"m{i}" for i in range(6)]
@@ -166,11 +169,13 @@ def test_incremental_resolution_matches_a_fresh_index_after_random_edits(
                 del specs[target]
                 (root / "pkg" / f"{target}.py").unlink()
             else:
-                new = f"m{len(modules)}"
-                modules.append(new)
-                specs[new] = _spec(rng, modules, new)
+                target = f"m{len(modules)}"
+                modules.append(target)
+                specs[target] = _spec(rng, modules, target)
             _write(root, specs)
-            code.index()
+            report = code.index(paths=[f"pkg/{target}.py"] if named else None)
+            assert report.paths == (1 if named else None)
+            assert report.unchanged == (0 if named else report.unchanged)
             live = _rows(brain)
             fresh = _from_scratch(root, tmp_path)
             for key in live:

@@ -8,6 +8,7 @@ from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.search import SearchRequest
+from nano_brain.store import CodeStore
 from nano_brain.store.sqlite._driver import sqlite_module
 from nano_brain.store.sqlite.migrations import MIGRATIONS
 from nano_brain.store.sqlite.store import _statements
@@ -132,3 +133,41 @@ def test_schema_4_symbol_chunks_move_to_bulk_indexing(workspace: Path) -> None:
         assert CodeIndex(brain).index().deleted == 1
         _fts_consistent(brain)
         assert trigram("settle_inv") == set()
+
+
+def test_schema_10_store_gains_the_aliased_imports_index(workspace: Path) -> None:
+    """Migration 11: an index over the imports that rename, used by the edit-time lookup of
+    the names other files bind a changed name to."""
+    write_tree(
+        workspace,
+        {
+            "lib.py": "def helper():\n    return 1\n",
+            "app.py": "from lib import helper as h\n\ndef main():\n    return h()\n",
+        },
+    )
+    db_path = workspace.parent / "v10.db"
+    config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        CodeIndex(brain, workers=1).index()
+    db = sqlite_module().connect(str(db_path), isolation_level=None)
+    db.execute("DROP INDEX code_edges_alias")
+    db.execute("PRAGMA user_version = 10")
+    db.close()
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        assert brain.store.schema_version() == 11
+        code = CodeStore(brain.store)
+        assert code.missing_indexes() == []
+        assert code.import_aliases(["helper"]) == {"h"}
+        plan = brain.store._rows(
+            "EXPLAIN QUERY PLAN SELECT DISTINCT alias FROM code_edges WHERE kind = 'imports' "
+            "AND alias IS NOT NULL AND expression IN (?)",
+            ("helper",),
+        )
+        assert any("USING INDEX code_edges_alias" in row[-1] for row in plan), plan
+        target = "SELECT target FROM code_edges WHERE kind = 'calls' AND name = 'h'"
+        assert brain.store._rows(target) == [("lib.py::helper",)]
+        # an edit that removes a name another file imports under an alias: its call unbinds
+        (workspace / "lib.py").write_text("def other():\n    pass\n")
+        report = CodeIndex(brain, workers=1).index(paths=["lib.py"])
+        assert report.reresolved_calls == 1
+        assert brain.store._rows(target) == [(None,)]

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from nano_brain import Brain
 from nano_brain.cli import main
 from nano_brain.codeindex import CodeIndex, Routes, parse_file
+from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 from nano_brain.codeindex._routes import join_paths
 from nano_brain.config import load_config
 from nano_brain.lsp.render import hover_markdown
@@ -171,7 +172,7 @@ def test_a_schema_8_store_gains_routes_on_its_next_index(workspace: Path) -> Non
             brain.store._exec(f"DROP TABLE {table}")
         brain.store._exec("PRAGMA user_version = 8")
     with _brain(workspace) as brain:
-        assert brain.store.path == path and brain.store.schema_version() == 10
+        assert brain.store.path == path and brain.store.schema_version() == SCHEMA_VERSION
         assert Routes(brain).list() == []
         report = CodeIndex(brain).index()
         assert report.changed == len([p for p in FLASK if p.endswith(".py")])

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from nano_brain.codeindex import FileState, scan_changes, walk_workspace
+from nano_brain.codeindex.walk import iter_paths, iter_workspace
 from nano_brain.errors import InvalidInputError
 
 from .conftest import write_tree
@@ -182,3 +183,60 @@ def test_previous_states_may_be_plain_tuples(tmp_path: Path) -> None:
     states = _states(tmp_path)
     plain = {p: tuple(s) for p, s in states.items()}
     assert scan_changes(tmp_path, plain).unchanged == ["m.py"]  # type: ignore[arg-type]
+
+
+def test_walking_named_paths_agrees_with_walking_the_tree(tmp_path: Path) -> None:
+    """Each file alone gets the verdict the whole walk gives it (or none, under a folder the
+    walk does not enter), whatever rule applies: nested ignores, excludes, vendored folders,
+    binaries, sizes and symlinks."""
+    outside = tmp_path / "outside"
+    root = tmp_path / "root"
+    write_tree(outside, {"secret.py": "x = 1\n", "lib/mod.py": "x = 1\n"})
+    write_tree(
+        root,
+        {
+            ".gitignore": "*.log\nsecret/\n/top_only.py\n",
+            ".git/info/exclude": "local.py\n",
+            "keep.py": "x = 1\n",
+            "local.py": "x = 1\n",
+            "debug.log": "log\n",
+            "top_only.py": "x = 1\n",
+            "secret/a.py": "x = 1\n",
+            "pkg/.gitignore": "generated_*.py\n!important.log\n",
+            "pkg/mod.py": "x = 1\n",
+            "pkg/generated_api.py": "x = 1\n",
+            "pkg/important.log": "keep me\n",
+            "pkg/deeper/generated_x.py": "x = 1\n",
+            "pkg/deeper/fine.py": "x = 1\n",
+            "node_modules/lib/index.js": "x\n",
+            "docs/drafts/a.md": "x\n",
+            "src/blob.dat2": b"abc\x00def",
+            "src/logo.png": b"\x89PNG",
+            "web/app.min.js": "x\n",
+            "big.py": "x = 1\n" * 50,
+        },
+    )
+    os.symlink(outside / "secret.py", root / "link_out.py")
+    os.symlink(outside / "lib", root / "lib_out")
+    os.symlink(root / "keep.py", root / "link_in.py")
+    options: dict[str, object] = {"exclude": ["docs/drafts/"], "max_bytes": 200}
+    whole = {item.path: item for item in iter_workspace(root, **options)}  # type: ignore[arg-type]
+    every = sorted(
+        (Path(d) / f).relative_to(root).as_posix()
+        for d, _, names in os.walk(root, followlinks=True)
+        for f in names
+        if ".git/" not in (Path(d) / f).relative_to(root).as_posix() + "/"
+    )
+    assert "lib_out/mod.py" in every and "pkg/deeper/generated_x.py" in every
+    for rel in every:
+        alone = list(iter_paths(root, [rel], **options))  # type: ignore[arg-type]
+        expected = [whole[rel]] if rel in whole else []
+        assert alone == expected, rel
+    together = list(iter_paths(root, every, **options))  # type: ignore[arg-type]
+    assert together == [whole[rel] for rel in every if rel in whole]
+    assert {item.path for item in together} == {p for p in whole if not p.endswith("/")}
+    # a missing path, or a folder, gives nothing; a path leaving the root is refused
+    assert list(iter_paths(root, ["gone.py", "pkg", "pkg/deeper"])) == []
+    for bad in ("../outside/secret.py", "/etc/passwd", "pkg/../keep.py", ""):
+        with pytest.raises(InvalidInputError):
+            list(iter_paths(root, [bad]))

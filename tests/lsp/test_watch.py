@@ -92,6 +92,7 @@ def test_changes_on_disk_reach_the_index_without_the_editor(project: Path) -> No
             await session.indexed()
             status = await session.status()
             assert status.folders[0].watch == "server"
+            assert status.folders[0].last_pass.paths is None  # the first pass walks it all
             assert session.registrations == []  # the client offered no watchers to register
             assert await session.symbols("checkout") == ["checkout"]
 
@@ -106,6 +107,9 @@ def test_changes_on_disk_reach_the_index_without_the_editor(project: Path) -> No
             assert await session.symbols("compute_shipping_cost") == ["compute_shipping_cost"]
             assert await session.symbols("refund_fee") == ["refund_fee"]
             assert await session.symbols("checkout") == []
+            # the watcher named the files: the pass looked at them, not at the whole tree
+            last = (await session.status()).folders[0].last_pass
+            assert 1 <= last.paths <= 3 and last.unchanged == 0
 
             # what the index ignores starts no pass at all
             passes = session.passes()
@@ -157,6 +161,8 @@ def test_client_file_watchers_are_used_when_the_client_offers_them(project: Path
             )
             await session.wait_for(lambda: session.passes() > passes, 20)
             assert await session.symbols("compute_shipping_cost") == ["compute_shipping_cost"]
+            last = (await session.status()).folders[0].last_pass
+            assert (last.paths, last.new, last.unchanged) == (1, 1, 0)
             # events for paths the index ignores are dropped by the same rules
             passes = session.passes()
             session.client.workspace_did_change_watched_files(

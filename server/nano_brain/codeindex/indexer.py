@@ -31,7 +31,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -47,7 +47,14 @@ from .languages import code_extensions
 from .model import Assignment, CallSite, FileIndex, ImportEdge, Symbol
 from .parse import parse_file
 from .resolve import CodeGraph, Reference, python_module_names
-from .walk import DEFAULT_MAX_BYTES, SkippedFile, WalkedFile, iter_workspace
+from .walk import (
+    DEFAULT_MAX_BYTES,
+    SkippedFile,
+    WalkedFile,
+    WalkOptions,
+    iter_paths,
+    iter_workspace,
+)
 
 if TYPE_CHECKING:
     from ..brain import Brain
@@ -58,6 +65,8 @@ log = logging.getLogger(__name__)
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".txt", ".rst"})
 #: Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 48
+#: Most files a pass limited to named paths takes; more make it a full pass (one walk).
+MAX_PATHS = 256
 #: Files per write transaction: small enough that other writers never wait long.
 BATCH_FILES = 250
 #: Source bytes per write transaction. Files are parsed biggest first, so a count of files
@@ -110,6 +119,8 @@ class IndexReport:
     routes: int = 0
     #: the git history pass that followed (``nano_brain.history.HistoryReport.to_dict()``)
     history: dict[str, Any] | None = None
+    #: how many files the pass looked at when limited to named paths (None: it walked all)
+    paths: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -343,14 +354,34 @@ class Indexer:
         self.batch_files = max(1, batch_files)
         self.batch_bytes = max(1, batch_bytes)
 
-    def run(self, progress: IndexProgress | None = None) -> IndexReport:
-        """One incremental pass; returns what it did (never raises for one bad file)."""
-        with _run_lock(self.brain.store.path), _collector_paused():
-            return self._run(progress or (lambda phase, done, total: None))
+    def run(
+        self, progress: IndexProgress | None = None, *, paths: Collection[str] | None = None
+    ) -> IndexReport:
+        """One incremental pass; returns what it did (never raises for one bad file).
 
-    def _run(self, notify: IndexProgress) -> IndexReport:
+        ``paths`` (relative, POSIX) limits the pass to those files, as an editor that knows
+        what it saved or saw change can: each is checked as the walk would check it, and one
+        that is gone, or no longer indexable, is removed. Anything else the pass would decide
+        from the whole tree (a ``.gitignore``, a folder, more than :data:`MAX_PATHS` paths)
+        makes it a full pass.
+        """
+        if paths is not None and not self._targeted(paths):
+            paths = None
+        with _run_lock(self.brain.store.path), _collector_paused():
+            return self._run(progress or (lambda phase, done, total: None), paths)
+
+    def _targeted(self, paths: Collection[str]) -> bool:
+        """Whether a pass over just ``paths`` sees all that changed."""
+        if len(paths) > MAX_PATHS:
+            return False
+        for rel in paths:
+            if posixpath.basename(rel) == ".gitignore" or (self.root / rel).is_dir():
+                return False
+        return True
+
+    def _run(self, notify: IndexProgress, paths: Collection[str] | None) -> IndexReport:
         started = time.perf_counter()
-        report = IndexReport()
+        report = IndexReport(paths=None if paths is None else len(paths))
         store = self.brain.store.local  # this clone's code index (team mode: not the team store)
         # parse results of this run, kept for the resolver: {path: (FileIndex, call edge ids)}
         self._fresh: dict[str, tuple[FileIndex, list[int]]] = {}
@@ -363,10 +394,11 @@ class Indexer:
         self._full = store.meta_get(_PENDING_KEY) == "1"
         known = self.code.files()
         self.code.tune_for_bulk()
-        jobs, seen = self._scan(known, report, notify)
+        jobs, seen = self._scan(known, report, notify, paths)
         t_scan = time.perf_counter()
         report.phase_seconds["scan"] = round(t_scan - started, 4)
-        deleted = sorted(p for p in known if p not in seen)
+        deleted = sorted(p for p in (known if paths is None else paths) if p in known
+                         and p not in seen)  # fmt: skip
         report.deleted = len(deleted)
         # a first index (no source file known yet) loads in bulk: lookup indexes built after
         # the load, full-text rows added in one statement, calls resolved in memory
@@ -424,20 +456,28 @@ class Indexer:
     # -- scan ------------------------------------------------------------------------------
 
     def _scan(
-        self, known: dict[str, FileRecord], report: IndexReport, notify: IndexProgress
+        self,
+        known: dict[str, FileRecord],
+        report: IndexReport,
+        notify: IndexProgress,
+        paths: Collection[str] | None,
     ) -> tuple[list[tuple[WalkedFile, FileRecord | None]], set[str]]:
-        """Files to read (new, or with a new stat) and every path still present."""
-        suffixes = set(code_extensions()) | TEXT_SUFFIXES
+        """Files to read (new, or with a new stat) and every path still present (of
+        ``paths`` only, when given)."""
         jobs: list[tuple[WalkedFile, FileRecord | None]] = []
         seen: set[str] = set()
+        options: WalkOptions = {
+            "exclude": self.exclude,
+            "max_bytes": self.max_bytes,
+            "suffixes": set(code_extensions()) | TEXT_SUFFIXES,
+        }
         stats = {p: (r.size, r.mtime_ns) for p, r in known.items()}
-        for item in iter_workspace(
-            self.root,
-            exclude=self.exclude,
-            max_bytes=self.max_bytes,
-            suffixes=suffixes,
-            known=stats,
-        ):
+        walk = (
+            iter_workspace(self.root, known=stats, **options)
+            if paths is None
+            else iter_paths(self.root, paths, known=stats, **options)
+        )
+        for item in walk:
             if isinstance(item, SkippedFile):
                 report.skip(item.path, item.reason)
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -147,9 +147,17 @@ class CodeIndex:
     # -- indexing ----------------------------------------------------------------------------
 
     def index(
-        self, progress: IndexProgress | None = None, *, embed: bool = False, history: bool = True
+        self,
+        progress: IndexProgress | None = None,
+        *,
+        embed: bool = False,
+        history: bool = True,
+        paths: Collection[str] | None = None,
     ) -> IndexReport:
         """Bring the index up to date with the workspace (incremental).
+
+        ``paths`` (relative to the root, POSIX) names the only files that changed, when the
+        caller knows (an editor's saves and file events): the pass then looks at just those.
 
         The lexical index is committed, and usable, before this returns or embeds: with
         ``embed``, the symbol chunks still without a vector are embedded afterwards, reported
@@ -160,7 +168,7 @@ class CodeIndex:
         indexer = Indexer(
             self.brain, workers=self._workers, exclude=self._exclude, max_bytes=self._max_bytes
         )
-        report = indexer.run(progress)
+        report = indexer.run(progress, paths=paths)
         if history and self.brain.config.history.enabled:
             from ..history import History
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, TypedDict, Unpack
+from typing import NamedTuple, Protocol, TypedDict, Unpack
 
 import pathspec
 
@@ -210,6 +211,84 @@ def iter_workspace(
     )
 
 
+def iter_paths(
+    root: str | os.PathLike[str],
+    paths: Iterable[str],
+    *,
+    exclude: Iterable[str] = (),
+    skip_dirs: Collection[str] = DEFAULT_SKIP_DIRS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    use_gitignore: bool = True,
+    suffixes: Collection[str] | None = None,
+    known: Mapping[str, tuple[int, int]] | None = None,
+) -> Iterator[WalkedFile | SkippedFile]:
+    """What :func:`iter_workspace` would yield for just the files ``paths`` (relative, POSIX).
+
+    The same rules apply to each path and to the folders on its way; a path that is missing,
+    a folder, or under a folder the walk would not enter yields nothing (or that folder's
+    skip). Paths that leave the root are refused.
+    """
+    root_path = Path(root)
+    if not root_path.is_dir():
+        raise InvalidInputError(f"workspace {root_path} is not a directory")
+    real_root = os.path.realpath(root_path)
+    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
+    wanted = {s.lower() for s in suffixes} if suffixes is not None else None
+    top = _Ignores([])
+    if use_gitignore:
+        info = _read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
+        if info is not None:
+            top = _Ignores([("", info)])
+    skip = frozenset(skip_dirs)
+    # the ignores in effect inside each folder reached, None: the walk does not enter it
+    inside: dict[str, _Ignores | None] = {}
+
+    def folder(rel_dir: str) -> _Ignores | None:
+        if rel_dir in inside:
+            return inside[rel_dir]
+        abs_dir = os.path.join(root_path, rel_dir) if rel_dir else str(root_path)
+        if not rel_dir:
+            got: _Ignores | None = top.with_dir("", abs_dir) if use_gitignore else top
+        else:
+            parent_rel, _, _ = rel_dir.rpartition("/")
+            parent = folder(parent_rel)
+            entry = _PathEntry(abs_dir)
+            try:
+                usable = parent is not None and entry.is_dir(follow_symlinks=True)
+                is_link = usable and entry.is_symlink()
+            except OSError:
+                usable = False
+            if parent is None or not usable or _dir_skip(
+                entry, rel_dir, is_link, real_root, parent, excluded, skip, use_gitignore
+            ) is not None:  # fmt: skip
+                got = None
+            else:
+                got = parent.with_dir(rel_dir, abs_dir) if use_gitignore else parent
+        inside[rel_dir] = got
+        return got
+
+    for rel in sorted(set(paths)):
+        parts = rel.split("/")
+        if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            raise InvalidInputError(f"not a path inside the workspace: {rel!r}")
+        ignores = folder("/".join(parts[:-1]))
+        if ignores is None or (parts[-1] == ".gitignore" and use_gitignore):
+            continue
+        entry = _PathEntry(os.path.join(root_path, rel))
+        try:
+            is_link = entry.is_symlink()
+            if entry.is_dir(follow_symlinks=True):
+                continue
+        except OSError:
+            continue  # gone: the caller's stored state says whether it was indexed
+        item = _file_item(
+            entry, rel, is_link, real_root, ignores, excluded, max_bytes, use_gitignore, wanted,
+            known or {},
+        )  # fmt: skip
+        if item is not None:
+            yield item
+
+
 def _walk_dir(
     abs_dir: str,
     rel_dir: str,
@@ -241,45 +320,22 @@ def _walk_dir(
             yield SkippedFile(rel, "unreadable")
             continue
         if is_dir:
-            shown = rel + "/"
-            if entry.name in skip_dirs or entry.name.endswith(".egg-info"):
-                yield SkippedFile(shown, "vendored")
-            elif excluded.match_file(shown):
-                yield SkippedFile(shown, "excluded")
-            elif use_gitignore and ignores.ignored(rel, True):
-                yield SkippedFile(shown, "gitignored")
-            elif is_link:
-                inside = _inside(os.path.realpath(entry.path), real_root)
-                yield SkippedFile(shown, "symlink_dir" if inside else "symlink_outside")
+            skipped_dir = _dir_skip(
+                entry, rel, is_link, real_root, ignores, excluded, skip_dirs, use_gitignore
+            )
+            if skipped_dir is not None:
+                yield skipped_dir
             else:
                 subdirs.append((entry.path, rel))
             continue
         if entry.name == ".gitignore" and use_gitignore:
             continue
-        skipped = _check_file(
-            entry,
-            rel,
-            is_link,
-            real_root,
-            ignores,
-            excluded,
-            max_bytes,
-            use_gitignore,
-            wanted,
+        item = _file_item(
+            entry, rel, is_link, real_root, ignores, excluded, max_bytes, use_gitignore, wanted,
             known,
-        )
-        if skipped is not None:
-            if skipped is not _NOT_WANTED:
-                yield skipped
-            continue
-        try:
-            st = entry.stat(follow_symlinks=True)
-        except OSError:
-            yield SkippedFile(rel, "unreadable")
-            continue
-        yield WalkedFile(
-            rel, Path(entry.path), st.st_size, st.st_mtime_ns, language_for_path(entry.name)
-        )
+        )  # fmt: skip
+        if item is not None:
+            yield item
     for abs_sub, rel_sub in subdirs:
         yield from _walk_dir(
             abs_sub,
@@ -298,8 +354,90 @@ def _walk_dir(
 _NOT_WANTED = SkippedFile("", "")
 
 
+class _Entry(Protocol):
+    """What the walk reads of a directory entry (``os.DirEntry``, or :class:`_PathEntry`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    def is_symlink(self) -> bool: ...
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool: ...
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result: ...
+
+
+class _PathEntry:
+    """A directory entry for one named path (what ``os.scandir`` would give for it)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.name = os.path.basename(path)
+
+    def is_symlink(self) -> bool:
+        return stat.S_ISLNK(os.lstat(self.path).st_mode)
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        st = os.stat(self.path) if follow_symlinks else os.lstat(self.path)
+        return stat.S_ISDIR(st.st_mode)
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        return os.stat(self.path) if follow_symlinks else os.lstat(self.path)
+
+
+def _dir_skip(
+    entry: _Entry,
+    rel: str,
+    is_link: bool,
+    real_root: str,
+    ignores: _Ignores,
+    excluded: pathspec.GitIgnoreSpec,
+    skip_dirs: frozenset[str],
+    use_gitignore: bool,
+) -> SkippedFile | None:
+    """Why the walk does not enter a folder, or None to enter it."""
+    shown = rel + "/"
+    if entry.name in skip_dirs or entry.name.endswith(".egg-info"):
+        return SkippedFile(shown, "vendored")
+    if excluded.match_file(shown):
+        return SkippedFile(shown, "excluded")
+    if use_gitignore and ignores.ignored(rel, True):
+        return SkippedFile(shown, "gitignored")
+    if is_link:
+        inside = _inside(os.path.realpath(entry.path), real_root)
+        return SkippedFile(shown, "symlink_dir" if inside else "symlink_outside")
+    return None
+
+
+def _file_item(
+    entry: _Entry,
+    rel: str,
+    is_link: bool,
+    real_root: str,
+    ignores: _Ignores,
+    excluded: pathspec.GitIgnoreSpec,
+    max_bytes: int,
+    use_gitignore: bool,
+    wanted: set[str] | None,
+    known: Mapping[str, tuple[int, int]],
+) -> WalkedFile | SkippedFile | None:
+    """The walk's verdict on one file (None: not reported, e.g. a suffix not wanted)."""
+    skipped = _check_file(
+        entry, rel, is_link, real_root, ignores, excluded, max_bytes, use_gitignore, wanted,
+        known,
+    )  # fmt: skip
+    if skipped is not None:
+        return None if skipped is _NOT_WANTED else skipped
+    try:
+        st = entry.stat(follow_symlinks=True)
+    except OSError:
+        return SkippedFile(rel, "unreadable")
+    return WalkedFile(
+        rel, Path(entry.path), st.st_size, st.st_mtime_ns, language_for_path(entry.name)
+    )
+
+
 def _check_file(
-    entry: os.DirEntry[str],
+    entry: _Entry,
     rel: str,
     is_link: bool,
     real_root: str,
@@ -348,7 +486,7 @@ def _inside(real_path: str, real_root: str) -> bool:
     return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-class _WalkOptions(TypedDict, total=False):
+class WalkOptions(TypedDict, total=False):
     """The keyword options of :func:`iter_workspace` that the functions below pass on."""
 
     exclude: Iterable[str]
@@ -358,7 +496,7 @@ class _WalkOptions(TypedDict, total=False):
     suffixes: Collection[str] | None
 
 
-def walk_workspace(root: str | os.PathLike[str], **options: Unpack[_WalkOptions]) -> WalkResult:
+def walk_workspace(root: str | os.PathLike[str], **options: Unpack[WalkOptions]) -> WalkResult:
     """Collect :func:`iter_workspace` into files and skips (same keyword options)."""
     result = WalkResult()
     for item in iter_workspace(root, **options):
@@ -372,7 +510,7 @@ def walk_workspace(root: str | os.PathLike[str], **options: Unpack[_WalkOptions]
 def scan_changes(
     root: str | os.PathLike[str],
     previous: Mapping[str, FileState | tuple[int, int, str]],
-    **options: Unpack[_WalkOptions],
+    **options: Unpack[WalkOptions],
 ) -> Changes:
     """Classify the workspace's files against ``previous`` ({path: (size, mtime_ns, sha256)}).
 

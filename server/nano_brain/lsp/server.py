@@ -21,17 +21,17 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..codeindex import Symbol
+from ..codeindex import IndexReport, Symbol
 from ..errors import NanoBrainError
 from . import commands as cmd
 from . import features
@@ -159,7 +159,7 @@ class NanoBrainServer(LanguageServer):
         self._watch_folder(folder)  # before the first pass, so no change falls between the two
         _freeze_heap()
         if self.options.index.enabled:
-            self.schedule_index(folder, delay=0.0)
+            self.schedule_index(folder, delay=0.0, paths=None)
         else:
             folder.indexed_once.set()
         if self.options.mcp.transport != "off":
@@ -189,13 +189,20 @@ class NanoBrainServer(LanguageServer):
             lsp.MessageType.Info, f"MCP for {folder.root} on {endpoint.socket or endpoint.url}"
         )
 
-    def schedule_index(self, folder: Folder, *, delay: float | None = None) -> None:
-        """Index ``folder`` soon; changes arriving meanwhile coalesce into one more pass."""
+    def schedule_index(
+        self, folder: Folder, *, delay: float | None = None, paths: Iterable[str] | None = ()
+    ) -> None:
+        """Index ``folder`` soon; changes arriving meanwhile coalesce into one more pass.
+
+        ``paths``: the files (relative) that changed, or None when that is unknown (the pass
+        then walks the whole folder).
+        """
         if not self.options.index.enabled:
             return
         wait = self.options.index.debounce_ms / 1000 if delay is None else delay
         now = time.monotonic()
         with folder.lock:
+            folder.note_changes(paths)
             if folder.indexing:
                 folder.dirty = True
                 return
@@ -229,9 +236,10 @@ class NanoBrainServer(LanguageServer):
         """One index pass with work-done progress; then embeddings; then stale hints."""
         token = f"nano-brain-index-{uuid.uuid4().hex[:8]}"
         progress = Progress(self, token, f"nano-brain: indexing {folder.root.name}")
+        paths = folder.take_changes()
         try:
             progress.begin()
-            report = folder.index.index(progress.phase)
+            report = folder.index.index(progress.phase, paths=paths)
             folder.last_report = report
             message = (
                 f"{report.files} files, {report.symbols} symbols "
@@ -245,6 +253,8 @@ class NanoBrainServer(LanguageServer):
             progress.end(message)
             self.log_to_client(lsp.MessageType.Info, f"indexed {folder.root}: {message}")
         except Exception as exc:
+            with folder.lock:
+                folder.note_changes(None)  # what this pass was to look at is not done
             log.exception("indexing %s failed", folder.root)
             progress.end(f"failed: {exc}")
             self.log_to_client(lsp.MessageType.Error, f"indexing {folder.root} failed: {exc}")
@@ -350,11 +360,12 @@ class NanoBrainServer(LanguageServer):
         if source == "server" and not self.stopping:
             self.watchers.watch(folder.root, folder.rules)
 
-    def _changed_on_disk(self, root: Path) -> None:
-        """watchdog saw a relevant change under ``root`` (on the observer's thread)."""
+    def _changed_on_disk(self, root: Path, rel: str | None) -> None:
+        """watchdog saw a relevant change under ``root`` to file ``rel`` (None: a folder or a
+        ``.gitignore``), on the observer's thread."""
         folder = self.folders.for_path(root)
         if folder is not None and folder.root == root:
-            self.schedule_index(folder)
+            self.schedule_index(folder, paths=None if rel is None else (rel,))
 
     def watching(self, folder: Folder) -> str:
         if self.watchers.watching(folder.root):
@@ -531,8 +542,10 @@ def build_server() -> NanoBrainServer:
     def did_save(ls: NanoBrainServer, params: lsp.DidSaveTextDocumentParams) -> None:
         path = uri_to_path(params.text_document.uri)
         folder = ls.folders.for_path(path) if path else None
-        if folder is not None:
-            ls.schedule_index(folder)
+        if folder is not None and path is not None:
+            # unwatched, a save is also when outside changes are picked up: walk everything
+            rel = folder.rel(path) if ls.watching(folder) in ("client", "server") else None
+            ls.schedule_index(folder, paths=None if rel is None else (rel,))
         ctx = ls.context(params.text_document.uri)
         if ctx is not None:
             ls.prefetch(ctx)  # names typed since the file was opened
@@ -543,16 +556,22 @@ def build_server() -> NanoBrainServer:
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: NanoBrainServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-        due: dict[Path, Folder] = {}
+        due: dict[Path, tuple[Folder, set[str] | None]] = {}
         for change in params.changes:
             path = uri_to_path(change.uri)
             folder = ls.folders.for_path(path) if path else None
-            if path is None or folder is None or folder.root in due:
+            if path is None or folder is None:
                 continue
-            if _relevant_change(folder.rules, path, change.type):
-                due[folder.root] = folder
-        for folder in due.values():
-            ls.schedule_index(folder)
+            rel = _relevant_change(folder.rules, path, change.type)
+            if rel is False:
+                continue
+            _, paths = due.setdefault(folder.root, (folder, set()))
+            if rel is None or paths is None:
+                due[folder.root] = (folder, None)
+            else:
+                paths.add(rel)
+        for folder, paths in due.values():
+            ls.schedule_index(folder, paths=paths)
 
     # -- features ----------------------------------------------------------------------------
 
@@ -611,6 +630,7 @@ def build_server() -> NanoBrainServer:
                         "misses": f.related.cache.misses,
                     },
                     "counts": f.index.counts(),
+                    "last_pass": _pass_summary(f.last_report),
                     "mcp": (
                         s.endpoint.socket or s.endpoint.url
                         if (s := ls.sidecars.get(f.root)) and s.endpoint
@@ -664,16 +684,31 @@ def _failure(future: Future[None]) -> BaseException | None:
     return future.exception()
 
 
-def _relevant_change(rules: PathRules, path: Path, kind: lsp.FileChangeType) -> bool:
-    """The client's events pass the same rules as watchdog's. A deleted path without a
-    suffix may have been a folder (the client cannot say): judged as one."""
+def _pass_summary(report: IndexReport | None) -> dict[str, Any] | None:
+    """What the last index pass looked at and did (``paths``: files named, None: it walked
+    the whole folder)."""
+    if report is None:
+        return None
+    keys = ("paths", "new", "changed", "deleted", "touched", "unchanged", "seconds")
+    return {k: getattr(report, k) for k in keys}
+
+
+def _relevant_change(
+    rules: PathRules, path: Path, kind: lsp.FileChangeType
+) -> str | None | Literal[False]:
+    """The changed file's relative path when the index must look at it, None when the whole
+    folder must be walked again (a ``.gitignore``, or a folder), False when the change does
+    not matter. The client's events pass the same rules as watchdog's; a deleted path
+    without a suffix may have been a folder (the client cannot say): judged as one."""
     if rules.relevant_path(path):
-        return True
-    return (
+        return rules.changed_file(path)
+    if (
         kind == lsp.FileChangeType.Deleted
         and not path.suffix
         and rules.relevant_path(path, is_dir=True)
-    )
+    ):
+        return None
+    return False
 
 
 # -- command glue: resolve folder/context, validate, run, report ------------------------------

@@ -79,6 +79,15 @@ class PathRules:
         rel = _relative(self.root, path)
         return rel is not None and self.relevant(rel, is_dir=is_dir)
 
+    def changed_file(self, path: Path) -> str | None:
+        """The relative path a pass limited to changed files takes for a relevant file event
+        at ``path``; None when the event needs a walk of the whole folder (a ``.gitignore``
+        changes what every file below it is)."""
+        rel = _relative(self.root, path)
+        if rel is None or PurePosixPath(rel).name == ".gitignore":
+            return None
+        return rel
+
     def forget_ignore_file(self, rel: str) -> None:
         """A ``.gitignore`` changed: read it again next time."""
         parent = PurePosixPath(rel).parent.as_posix()
@@ -152,12 +161,13 @@ def _relative(root: Path, path: Path) -> str | None:
 class Watchers:
     """One watchdog observer for every folder the server watches itself.
 
-    ``on_change(root)`` is called from the observer's thread for each relevant event; the
-    caller debounces. A folder whose tree cannot be watched (inotify limit, permissions) is
-    logged and left to saves and explicit re-indexing.
+    ``on_change(root, rel)`` is called from the observer's thread for each relevant event,
+    with the changed file's relative path (None: a folder or a ``.gitignore`` changed, walk
+    the whole root); the caller debounces. A folder whose tree cannot be watched (inotify
+    limit, permissions) is logged and left to saves and explicit re-indexing.
     """
 
-    def __init__(self, on_change: Callable[[Path], None]) -> None:
+    def __init__(self, on_change: Callable[[Path, str | None], None]) -> None:
         self._on_change = on_change
         self._observer: BaseObserver | None = None
         self._watches: dict[Path, ObservedWatch] = {}
@@ -215,7 +225,9 @@ class Watchers:
 class _Handler(FileSystemEventHandler):
     """watchdog handler for one root: relevant create/modify/delete/move -> ``on_change``."""
 
-    def __init__(self, root: Path, rules: PathRules, on_change: Callable[[Path], None]) -> None:
+    def __init__(
+        self, root: Path, rules: PathRules, on_change: Callable[[Path, str | None], None]
+    ) -> None:
         super().__init__()
         self.root = root
         self.rules = rules
@@ -230,6 +242,9 @@ class _Handler(FileSystemEventHandler):
             if not raw:
                 continue
             path = Path(os.fsdecode(raw))
-            if self.rules.relevant_path(path, is_dir=event.is_directory):
-                self.on_change(self.root)
+            if not self.rules.relevant_path(path, is_dir=event.is_directory):
+                continue
+            if event.is_directory:
+                self.on_change(self.root, None)
                 return
+            self.on_change(self.root, self.rules.changed_file(path))  # a move: both ends

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -52,6 +53,8 @@ class Folder:
     indexing: bool = False
     dirty: bool = False
     """A change arrived while an index pass ran: run another when it ends."""
+    changed: set[str] | None = None
+    """Files (relative paths) changed since the last pass began; None: a full pass is due."""
     last_report: IndexReport | None = None
     indexed_once: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -62,6 +65,19 @@ class Folder:
 
     def rel(self, path: Path) -> str | None:
         return relative_to(self.root, path)
+
+    def note_changes(self, paths: Iterable[str] | None) -> None:
+        """Remember what the next pass must look at (caller holds ``lock``); None: all."""
+        if paths is None:
+            self.changed = None
+        elif self.changed is not None:
+            self.changed.update(paths)
+
+    def take_changes(self) -> set[str] | None:
+        """What changed since the last pass began (None: anything), for the pass starting."""
+        with self.lock:
+            changed, self.changed = self.changed, set()
+        return changed
 
     def generation(self) -> int:
         return _generation(self.reader)

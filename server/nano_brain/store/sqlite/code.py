@@ -75,6 +75,11 @@ _LOOKUP_INDEXES = (
         "CREATE INDEX IF NOT EXISTS code_symbols_doc ON code_symbols (doc_id) "
         "WHERE doc_id IS NOT NULL",
     ),
+    (
+        "code_edges_alias",
+        "CREATE INDEX IF NOT EXISTS code_edges_alias ON code_edges (expression) "
+        "WHERE kind = 'imports' AND alias IS NOT NULL",
+    ),
 )
 
 #: The trigger that lists a harvested session's changed files (migration 10). Every row
