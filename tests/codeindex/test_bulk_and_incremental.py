@@ -15,6 +15,7 @@ from nano_brain.codeindex import indexer as indexer_module
 from nano_brain.codeindex.service import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.search import validate_request
+from nano_brain.store import CodeStore
 
 FUNCS = ["run", "helper", "load", "save", "parse", "close"]
 CLASSES = ["Base", "Child", "Item", "Store"]
@@ -189,17 +190,35 @@ def _big_tree(root: Path, n: int) -> None:
     (root / "README.md").write_text("# Tree\n\nGenerated modules that call each other.\n")
 
 
-def test_a_cold_bulk_index_equals_a_file_by_file_one(tmp_path: Path) -> None:
+def _index_definitions(brain: Brain) -> set[tuple[str, str]]:
+    return set(brain.store._rows("SELECT name, sql FROM sqlite_master WHERE type = 'index'"))
+
+
+def test_a_cold_bulk_index_equals_a_file_by_file_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     n = indexer_module.POOL_THRESHOLD + 12
     root = tmp_path / "ws"
     _big_tree(root, n)
+    dropped: list[bool] = []
+    original = CodeStore.drop_lookup_indexes
+
+    def spy(self: CodeStore, *, engine: bool = False) -> None:
+        dropped.append(engine)
+        original(self, engine=engine)
+
+    monkeypatch.setattr(CodeStore, "drop_lookup_indexes", spy)
     with _brain(root, tmp_path / "bulk.db") as brain:
+        fresh = _index_definitions(brain)
         report = CodeIndex(brain, workers=2).index()
         assert report.workers == 2 and report.new == n + 2  # modules, __init__, README
         bulk = _rows(brain)
-        # the symbol chunks are searchable, their lookup indexes are back, nothing is pending
+        # the symbol chunks are searchable, every index dropped for the load is back as it
+        # was defined (the engine's too: an empty store holds fewer documents than it adds)
+        assert dropped == [True]
         assert brain.store.meta_get("code_fulltext_pending") == "0"
         assert CodeIndex(brain).code.missing_indexes() == []
+        assert _index_definitions(brain) == fresh
         hits = brain.search(validate_request(query="helper", mode="lexical", kind=["code"]))
         assert any("::helper" in h.title for h in hits.results)
         brain.store._rows("INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')")
@@ -226,13 +245,16 @@ def test_an_interrupted_bulk_index_is_repaired_by_the_next_run(tmp_path: Path) -
         code = CodeIndex(brain, workers=1)
         code.index()
         expected = _rows(brain)
+        definitions = _index_definitions(brain)
         # what a kill -9 between the bulk load and its last step leaves behind
         with brain.store.transaction():
-            code.code.drop_lookup_indexes()
+            code.code.drop_lookup_indexes(engine=True)
             brain.store.meta_set("code_fulltext_pending", "1")
             brain.store._exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')")
+        assert "documents_hash" in code.code.missing_indexes()
         code.index()
         assert code.code.missing_indexes() == []
+        assert _index_definitions(brain) == definitions
         assert brain.store.meta_get("code_fulltext_pending") == "0"
         hits = brain.search(validate_request(query="helper", mode="lexical", kind=["code"]))
         assert any("::helper" in h.title for h in hits.results)
@@ -298,3 +320,28 @@ def test_index_runs_on_one_store_at_once_take_turns(tmp_path: Path) -> None:
     finally:
         first.close()
         second.close()
+
+
+def test_a_bulk_load_into_a_store_of_many_notes_keeps_the_engine_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dropping them pays only when the load adds more documents than the store holds:
+    building them again sorts every document."""
+    root = tmp_path / "ws"
+    _big_tree(root, indexer_module.POOL_THRESHOLD + 2)
+    source = sum(p.stat().st_size for p in root.rglob("*.py"))
+    dropped: list[bool] = []
+    original = CodeStore.drop_lookup_indexes
+
+    def spy(self: CodeStore, *, engine: bool = False) -> None:
+        dropped.append(engine)
+        original(self, engine=engine)
+
+    monkeypatch.setattr(CodeStore, "drop_lookup_indexes", spy)
+    with _brain(root, tmp_path / "b.db") as brain:
+        notes = source // indexer_module.SOURCE_BYTES_PER_DOCUMENT + 1
+        for i in range(notes):
+            brain.write(f"Note {i} about the deploy checklist.", title=f"note {i}")
+        CodeIndex(brain, workers=1).index()
+        assert dropped == [False]
+        assert CodeIndex(brain).code.missing_indexes() == []

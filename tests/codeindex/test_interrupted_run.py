@@ -31,7 +31,7 @@ def _killed_mid_bulk_load(root: Path) -> list[str]:
         index = CodeIndex(brain, workers=1)
         assert index.index().symbols == 300
         with brain.store.transaction():
-            index.code.drop_lookup_indexes()
+            index.code.drop_lookup_indexes(engine=True)
             brain.store.meta_set(FULLTEXT_PENDING_KEY, "1")
             brain.store._exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')")
             brain.store._exec("INSERT INTO chunks_tri (chunks_tri) VALUES ('delete-all')")
@@ -54,6 +54,9 @@ def test_the_next_process_to_open_the_store_repairs_an_interrupted_bulk_load(
         store.close()
     with _open(workspace) as brain:  # any front end: no index run needed
         assert brain.store.integrity_errors() == []
+        assert {"documents_hash", "chunks_pending"} <= {
+            r[0] for r in brain.store._rows("SELECT name FROM sqlite_master")
+        }
         assert brain.store.meta_get(FULLTEXT_PENDING_KEY) == "0"
         assert CodeIndex(brain).code.missing_indexes() == []
         for name in names[::37]:

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from nano_brain import Brain
 from nano_brain.cli import main
 from nano_brain.codeindex import CodeIndex, Routes, parse_file
-from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 from nano_brain.codeindex._routes import join_paths
 from nano_brain.config import load_config
 from nano_brain.lsp.render import hover_markdown
+from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 
 from ._route_apps import APPS, FLASK, Route
 from .conftest import write_tree

@@ -62,7 +62,7 @@ def test_a_schema_9_store_takes_commits_and_links_its_sessions(workspace: Path) 
             "'h', 0, 0)"
         )
     with _brain(workspace, db) as brain:
-        assert brain.store.schema_version() == SCHEMA_VERSION == 10
+        assert brain.store.schema_version() == SCHEMA_VERSION
         assert brain.get(seen["note"]).content == "The cache is flushed on deploy."
         # the words index was made again on its view, with every note in it
         hits = brain.search(validate_request(query="cache flushed", mode="lexical"))
@@ -98,7 +98,7 @@ def test_migration_10_applied_again_doubles_nothing(workspace: Path) -> None:
     conn.execute("PRAGMA user_version = 9")
     conn.close()
     with _brain(workspace, db) as brain:
-        assert brain.store.schema_version() == 10
+        assert brain.store.schema_version() == SCHEMA_VERSION
         assert brain.store._rows("SELECT count(*) FROM document_files")[0][0] == files == 2
         assert brain.store._rows("SELECT sql FROM sqlite_master WHERE name = 'documents'") == schema
         assert schema[0][0].count("'commit'") == 1

@@ -65,6 +65,9 @@ log = logging.getLogger(__name__)
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".txt", ".rst"})
 #: Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 48
+#: Source bytes per symbol search document, about (the standard library: 550), to weigh a
+#: bulk load against the documents a store already holds.
+SOURCE_BYTES_PER_DOCUMENT = 1000
 #: Most files a pass limited to named paths takes; more make it a full pass (one walk).
 MAX_PATHS = 256
 #: Files per write transaction: small enough that other writers never wait long.
@@ -549,7 +552,9 @@ class Indexer:
                 store.meta_set(_PENDING_KEY, "1")
                 if bulk:
                     store.meta_set(_FULLTEXT_KEY, "1")
-                    self.code.drop_lookup_indexes()
+                    # the engine's indexes too when the load outweighs what the store holds
+                    adds = sum(w.size for w, _ in walked) // SOURCE_BYTES_PER_DOCUMENT
+                    self.code.drop_lookup_indexes(engine=self.code.document_count() < adds)
                 for path in deleted:
                     self._forget(path)
             changed = True

@@ -31,7 +31,7 @@ from ..code import (
     SymbolRow,
     TextChunkRow,
 )
-from .migrations import SESSION_FILES_BACKFILL, SESSION_FILES_TRIGGER
+from .migrations import ALIAS_INDEX, SESSION_FILES_BACKFILL, SESSION_FILES_TRIGGER
 from .store import SqliteStore as Store
 
 if TYPE_CHECKING:
@@ -75,11 +75,7 @@ _LOOKUP_INDEXES = (
         "CREATE INDEX IF NOT EXISTS code_symbols_doc ON code_symbols (doc_id) "
         "WHERE doc_id IS NOT NULL",
     ),
-    (
-        "code_edges_alias",
-        "CREATE INDEX IF NOT EXISTS code_edges_alias ON code_edges (expression) "
-        "WHERE kind = 'imports' AND alias IS NOT NULL",
-    ),
+    ("code_edges_alias", ALIAS_INDEX),
 )
 
 #: The trigger that lists a harvested session's changed files (migration 10). Every row
@@ -87,6 +83,19 @@ _LOOKUP_INDEXES = (
 #: inserts. A bulk load drops it with the lookup indexes; putting it back re-lists every
 #: session's files, so a session written meanwhile (the harvester) is not missed.
 _SESSION_FILES = "document_files_session_ai"
+#: The engine's indexes on the tables a cold index fills that enforce nothing (uniqueness
+#: stays checked). A bulk load into a store holding fewer documents than it adds drops them
+#: too: kept live, they cost a cold index of the standard library about 15% of its inserts;
+#: built again after, a sort of every row. Their definitions wait in meta under this key, so
+#: the run after an interrupted one builds them again.
+_ENGINE_INDEXES = (
+    "documents_hash",
+    "documents_created",
+    "documents_updated",
+    "documents_status",
+    "chunks_pending",
+)
+_ENGINE_KEY = "code_bulk_engine_indexes"
 
 
 _SYMBOL_COLUMNS = (
@@ -136,36 +145,70 @@ class CodeStore:
 
     # -- bulk (cold) builds ------------------------------------------------------------------
 
-    def drop_lookup_indexes(self) -> None:
+    def drop_lookup_indexes(self, *, engine: bool = False) -> None:
         """Drop the code tables' secondary indexes for a bulk load (see :meth:`ensure_indexes`).
 
         Building an index once over loaded rows is a sort; keeping it live is a random b-tree
-        insert per row. Only the code tables' own indexes go: the engine's are shared. The
-        session files trigger goes too (see ``_SESSION_FILES``).
+        insert per row. The session files trigger goes too (see ``_SESSION_FILES``), and with
+        ``engine`` the engine's own indexes that enforce nothing (see ``_ENGINE_INDEXES``).
         """
         for name, _ in _LOOKUP_INDEXES:
             self._exec(f"DROP INDEX IF EXISTS {name}")
         self._exec(f"DROP TRIGGER IF EXISTS {_SESSION_FILES}")
+        if not engine:
+            return
+        saved = self._dropped_engine_indexes()
+        marks = ",".join("?" * len(_ENGINE_INDEXES))
+        for name, sql in self._rows(
+            f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({marks})",
+            _ENGINE_INDEXES,
+        ):
+            saved[name] = sql
+            self._exec(f"DROP INDEX {name}")
+        self.store.meta_set(_ENGINE_KEY, json.dumps(saved))
 
     def ensure_indexes(self) -> None:
-        """Create the code tables' secondary indexes and the session files trigger that are
-        missing (a no-op when none is)."""
+        """Create the secondary indexes and the session files trigger that a bulk load
+        dropped (a no-op when none is missing)."""
         for _, sql in _LOOKUP_INDEXES:
             self._exec(sql)
-        if _SESSION_FILES in self.missing_indexes():
+        missing = self.missing_indexes()
+        if _SESSION_FILES in missing:
             self._exec(SESSION_FILES_TRIGGER)
             self._exec(SESSION_FILES_BACKFILL)
+        dropped = self._dropped_engine_indexes()
+        if dropped:
+            for name, sql in dropped.items():
+                if name in missing:
+                    self._exec(sql)
+            self.store.meta_set(_ENGINE_KEY, "")
+
+    def _dropped_engine_indexes(self) -> dict[str, str]:
+        """The engine's indexes a bulk load dropped, with their definitions (only those
+        named in ``_ENGINE_INDEXES`` and defined by CREATE INDEX: meta is data, not code)."""
+        raw = self.store.meta_get(_ENGINE_KEY)
+        saved = json.loads(raw) if raw else {}
+        return {
+            name: sql
+            for name, sql in saved.items()
+            if name in _ENGINE_INDEXES and sql.startswith(f"CREATE INDEX {name} ON ")
+        }
+
+    def document_count(self) -> int:
+        """Documents in the store file, of every workspace and version."""
+        return int(self._rows("SELECT count(*) FROM documents")[0][0])
 
     def missing_indexes(self) -> list[str]:
-        """The lookup indexes (and the session files trigger) a bulk load dropped."""
+        """The indexes (and the session files trigger) a bulk load dropped."""
         present = {
             r[0]
             for r in self._rows(
                 "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') "
-                "AND tbl_name IN ('code_edges', 'code_symbols', 'documents')"
+                "AND tbl_name IN ('code_edges', 'code_symbols', 'documents', 'chunks')"
             )
         }
         wanted = [name for name, _ in _LOOKUP_INDEXES] + [_SESSION_FILES]
+        wanted += list(self._dropped_engine_indexes())
         return [name for name in wanted if name not in present]
 
     def rebuild_fulltext(self) -> None:

@@ -602,10 +602,12 @@ END;
 # Migration 11: the imports that rename what they import (``from m import f as g``), by the
 # imported name. An edit that adds or removes a name asks which other files bind it under
 # another name; without this index that read every edge of the workspace (10 ms at 80k).
-_V11 = """
-CREATE INDEX IF NOT EXISTS code_edges_alias ON code_edges (expression)
-    WHERE kind = 'imports' AND alias IS NOT NULL;
-"""
+# (A bulk load drops and builds it again from the same text: code.py's _LOOKUP_INDEXES.)
+ALIAS_INDEX = (
+    "CREATE INDEX IF NOT EXISTS code_edges_alias ON code_edges (expression) "
+    "WHERE kind = 'imports' AND alias IS NOT NULL"
+)
+_V11 = ALIAS_INDEX + ";\n"
 
 MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
