@@ -49,11 +49,13 @@ from .parse import parse_file
 from .resolve import CodeGraph, Reference, python_module_names
 from .walk import (
     DEFAULT_MAX_BYTES,
+    NotRegularFile,
     SkippedFile,
     WalkedFile,
     WalkOptions,
     iter_paths,
     iter_workspace,
+    read_regular,
 )
 
 if TYPE_CHECKING:
@@ -68,6 +70,8 @@ POOL_THRESHOLD = 48
 #: Source bytes per symbol search document, about (the standard library: 550), to weigh a
 #: bulk load against the documents a store already holds.
 SOURCE_BYTES_PER_DOCUMENT = 1000
+#: Most bytes of a go.mod read (its module line comes first).
+_MAX_GOMOD_BYTES = 1 << 20
 #: Most files a pass limited to named paths takes; more make it a full pass (one walk).
 MAX_PATHS = 256
 #: Files per write transaction: small enough that other writers never wait long.
@@ -138,16 +142,19 @@ class IndexReport:
 
 # -- worker side ------------------------------------------------------------------------------
 # A job is (path, absolute path, language or None for text, previous sha256 or None,
-# chunk max chars, chunk overlap). Results are tagged tuples of plain values.
+# chunk max chars, chunk overlap, most bytes read). Results are tagged tuples of plain values.
 
 
-def _work(job: tuple[str, str, str | None, str | None, int, int]) -> tuple[Any, ...]:
-    path, abs_path, language, old_sha, max_chars, overlap = job
+def _work(job: tuple[str, str, str | None, str | None, int, int, int]) -> tuple[Any, ...]:
+    path, abs_path, language, old_sha, max_chars, overlap, max_bytes = job
     try:
-        with open(abs_path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(abs_path, max_bytes)
+    except NotRegularFile as exc:
+        return ("skip", path, "special", str(exc))
     except OSError as exc:
         return ("skip", path, "unreadable", str(exc))
+    if len(data) > max_bytes:  # grew since the walk's stat
+        return ("skip", path, "too_large", f"over {max_bytes} bytes")
     sha = hashlib.sha256(data).hexdigest()
     if sha == old_sha:
         return ("same", path, sha)
@@ -502,7 +509,9 @@ class Indexer:
     # -- parse and write -----------------------------------------------------------------
 
     def _results(
-        self, jobs: list[tuple[str, str, str | None, str | None, int, int]], report: IndexReport
+        self,
+        jobs: list[tuple[str, str, str | None, str | None, int, int, int]],
+        report: IndexReport,
     ) -> Iterator[tuple[Any, ...]]:
         if len(jobs) < POOL_THRESHOLD or self.workers == 1:
             report.workers = 1
@@ -540,6 +549,7 @@ class Indexer:
                 old.sha256 if old else None,
                 cfg.max_chars,
                 cfg.overlap_chars,
+                self.max_bytes,
             )
             for w, old in walked
         ]
@@ -914,7 +924,7 @@ class Indexer:
         for d in dirs:
             gomod = self.root / d / "go.mod"
             try:
-                text = gomod.read_text(encoding="utf-8", errors="replace")
+                text = read_regular(gomod, _MAX_GOMOD_BYTES).decode("utf-8", errors="replace")
             except OSError:
                 continue
             for line in text.splitlines():

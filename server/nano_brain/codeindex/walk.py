@@ -65,8 +65,39 @@ SKIP_REASONS = (
     "too_large",
     "symlink_outside",
     "symlink_dir",
+    "special",
     "unreadable",
 )
+#: Most bytes of a ``.gitignore`` read (a larger one is read only this far).
+_MAX_IGNORE_BYTES = 1 << 20
+#: open() flags for files of the workspace: a FIFO opened without O_NONBLOCK waits for a
+#: writer, and one can take a file's place between the walk's stat and the read.
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+class NotRegularFile(OSError):
+    """A path the walk took for a file is a FIFO, device or socket when opened."""
+
+
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the regular file at ``path`` (more than ``limit``
+    back: the file is larger than that). Opened without blocking and checked once open, so
+    whatever took the file's place is refused (NotRegularFile) rather than waited on."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+        parts: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            block = os.read(fd, min(left, 1 << 20))
+            if not block:
+                break
+            parts.append(block)
+            left -= len(block)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +176,7 @@ class _Ignores:
         self.specs = specs
 
     def with_dir(self, rel_dir: str, abs_dir: str) -> _Ignores:
-        spec = _read_ignore_file(os.path.join(abs_dir, ".gitignore"))
+        spec = read_ignore_file(os.path.join(abs_dir, ".gitignore"))
         return _Ignores(self.specs + [(rel_dir, spec)]) if spec is not None else self
 
     def ignored(self, rel_path: str, is_dir: bool) -> bool:
@@ -157,10 +188,12 @@ class _Ignores:
         return False
 
 
-def _read_ignore_file(path: str) -> pathspec.GitIgnoreSpec | None:
+def read_ignore_file(path: str | os.PathLike[str]) -> pathspec.GitIgnoreSpec | None:
+    """The patterns of a ``.gitignore``-style file (its first MB), or None when there is none
+    or it cannot be read (logged)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+        data = read_regular(path, _MAX_IGNORE_BYTES)[:_MAX_IGNORE_BYTES]
+        lines = data.decode("utf-8", errors="replace").splitlines()
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -194,7 +227,7 @@ def iter_workspace(
     wanted = {s.lower() for s in suffixes} if suffixes is not None else None
     ignores = _Ignores([])
     if use_gitignore:
-        info = _read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
+        info = read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
         if info is not None:
             ignores = _Ignores([("", info)])
     yield from _walk_dir(
@@ -236,7 +269,7 @@ def iter_paths(
     wanted = {s.lower() for s in suffixes} if suffixes is not None else None
     top = _Ignores([])
     if use_gitignore:
-        info = _read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
+        info = read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
         if info is not None:
             top = _Ignores([("", info)])
     skip = frozenset(skip_dirs)
@@ -467,14 +500,17 @@ def _check_file(
         st = entry.stat(follow_symlinks=True)
     except OSError:
         return SkippedFile(rel, "unreadable")
+    if not stat.S_ISREG(st.st_mode):
+        return SkippedFile(rel, "special")  # a FIFO, device or socket: never opened
     if st.st_size > max_bytes:
         return SkippedFile(rel, "too_large")
     prev = known.get(rel)
     if prev is not None and (prev[0], prev[1]) == (st.st_size, st.st_mtime_ns):
         return None  # indexed before as text and unchanged: no read
     try:
-        with open(entry.path, "rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
+        head = read_regular(entry.path, _SNIFF_BYTES)
+    except NotRegularFile:
+        return SkippedFile(rel, "special")
     except OSError:
         return SkippedFile(rel, "unreadable")
     if b"\0" in head:
@@ -531,10 +567,17 @@ def scan_changes(
             changes.unchanged.append(item.path)
             changes.states[item.path] = old
             continue
+        limit = options.get("max_bytes", DEFAULT_MAX_BYTES)
         try:
-            content = item.abs_path.read_bytes()
+            content = read_regular(item.abs_path, limit)
+        except NotRegularFile:
+            changes.skipped.append(SkippedFile(item.path, "special"))
+            continue
         except OSError:
             changes.skipped.append(SkippedFile(item.path, "unreadable"))
+            continue
+        if len(content) > limit:  # grew since the walk's stat
+            changes.skipped.append(SkippedFile(item.path, "too_large"))
             continue
         digest = hashlib.sha256(content).hexdigest()
         changes.states[item.path] = FileState(item.size, item.mtime_ns, digest)

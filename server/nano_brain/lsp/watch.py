@@ -27,6 +27,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from ..codeindex import DEFAULT_SKIP_DIRS, code_extensions
 from ..codeindex.indexer import TEXT_SUFFIXES
+from ..codeindex.walk import read_ignore_file
 from .text import relative_to
 
 log = logging.getLogger(__name__)
@@ -130,14 +131,7 @@ class PathRules:
             path = self.root / ".git" / "info" / "exclude"
         else:
             path = self.root / base / ".gitignore" if base else self.root / ".gitignore"
-        spec: pathspec.GitIgnoreSpec | None = None
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-            spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            log.info("cannot read %s: %s", path, exc)
+        spec = read_ignore_file(path)
         with self._lock:
             self._specs[base] = spec
         return spec
