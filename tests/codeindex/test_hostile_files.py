@@ -83,3 +83,27 @@ def test_the_editors_path_rules_read_no_fifo_gitignore(tmp_path: Path) -> None:
     _hostile_tree(root)
     rules = PathRules(root)
     assert rules.relevant("sub/new.py") and rules.relevant("app.py")
+
+
+def test_a_tree_nested_deeper_than_pythons_stack_is_indexed(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    depth = sys.getrecursionlimit() + 200
+    deep = root
+    root.mkdir()
+    for _ in range(depth):  # pathlib's mkdir(parents=True) recurses itself
+        deep = deep / "d"
+        os.mkdir(deep)
+    (deep / "bottom.py").write_text("def bottom():\n    return 1\n")
+    rel = "/".join(["d"] * depth) + "/bottom.py"
+    assert [f.path for f in walk_workspace(root).files] == [rel]
+    from nano_brain import Brain
+    from nano_brain.codeindex import CodeIndex
+    from nano_brain.config import load_config
+
+    config = load_config(root, overrides={"embedding": {"provider": "none"}})
+    with Brain(root, config=config, db_path=tmp_path / "b.db") as brain:
+        code = CodeIndex(brain, workers=1)
+        assert code.index().symbols == 1
+        (deep / "bottom.py").write_text("def bottom():\n    return 2\n\ndef other():\n    pass\n")
+        report = code.index(paths=[rel])
+        assert (report.changed, report.symbols) == (1, 2)

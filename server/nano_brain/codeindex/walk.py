@@ -277,28 +277,32 @@ def iter_paths(
     inside: dict[str, _Ignores | None] = {}
 
     def folder(rel_dir: str) -> _Ignores | None:
-        if rel_dir in inside:
-            return inside[rel_dir]
+        """The ignores in effect inside ``rel_dir``, its ancestors first (a loop, not
+        recursion: paths may be nested thousands deep)."""
+        parts = rel_dir.split("/") if rel_dir else []
+        for depth in range(len(parts) + 1):
+            here = "/".join(parts[:depth])
+            if here not in inside:
+                inside[here] = _enter(here, inside["/".join(parts[: depth - 1])] if depth else top)
+        return inside[rel_dir]
+
+    def _enter(rel_dir: str, parent: _Ignores | None) -> _Ignores | None:
         abs_dir = os.path.join(root_path, rel_dir) if rel_dir else str(root_path)
-        if not rel_dir:
-            got: _Ignores | None = top.with_dir("", abs_dir) if use_gitignore else top
-        else:
-            parent_rel, _, _ = rel_dir.rpartition("/")
-            parent = folder(parent_rel)
+        if parent is None:
+            return None
+        if rel_dir:
             entry = _PathEntry(abs_dir)
             try:
-                usable = parent is not None and entry.is_dir(follow_symlinks=True)
-                is_link = usable and entry.is_symlink()
+                if not entry.is_dir(follow_symlinks=True):
+                    return None
+                is_link = entry.is_symlink()
             except OSError:
-                usable = False
-            if parent is None or not usable or _dir_skip(
+                return None
+            if _dir_skip(
                 entry, rel_dir, is_link, real_root, parent, excluded, skip, use_gitignore
             ) is not None:  # fmt: skip
-                got = None
-            else:
-                got = parent.with_dir(rel_dir, abs_dir) if use_gitignore else parent
-        inside[rel_dir] = got
-        return got
+                return None
+        return parent.with_dir(rel_dir, abs_dir) if use_gitignore else parent
 
     for rel in sorted(set(paths)):
         parts = rel.split("/")
@@ -334,54 +338,47 @@ def _walk_dir(
     wanted: set[str] | None,
     known: Mapping[str, tuple[int, int]],
 ) -> Iterator[WalkedFile | SkippedFile]:
-    if use_gitignore:
-        ignores = ignores.with_dir(rel_dir, abs_dir)
-    try:
-        with os.scandir(abs_dir) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError as exc:
-        log.warning("cannot list %s: %s", abs_dir, exc)
-        yield SkippedFile(rel_dir + "/", "unreadable")
-        return
-    subdirs: list[tuple[str, str]] = []
-    for entry in entries:
-        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+    """Depth first, entries by name, a folder's files before its subfolders. A stack, not
+    recursion: a tree nested thousands of folders deep must not exhaust Python's stack."""
+    todo: list[tuple[str, str, _Ignores]] = [(abs_dir, rel_dir, ignores)]
+    while todo:
+        abs_dir, rel_dir, ignores = todo.pop()
+        if use_gitignore:
+            ignores = ignores.with_dir(rel_dir, abs_dir)
         try:
-            is_link = entry.is_symlink()
-            is_dir = entry.is_dir(follow_symlinks=True)
-        except OSError:
-            yield SkippedFile(rel, "unreadable")
+            with os.scandir(abs_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            log.warning("cannot list %s: %s", abs_dir, exc)
+            yield SkippedFile(rel_dir + "/", "unreadable")
             continue
-        if is_dir:
-            skipped_dir = _dir_skip(
-                entry, rel, is_link, real_root, ignores, excluded, skip_dirs, use_gitignore
-            )
-            if skipped_dir is not None:
-                yield skipped_dir
-            else:
-                subdirs.append((entry.path, rel))
-            continue
-        if entry.name == ".gitignore" and use_gitignore:
-            continue
-        item = _file_item(
-            entry, rel, is_link, real_root, ignores, excluded, max_bytes, use_gitignore, wanted,
-            known,
-        )  # fmt: skip
-        if item is not None:
-            yield item
-    for abs_sub, rel_sub in subdirs:
-        yield from _walk_dir(
-            abs_sub,
-            rel_sub,
-            real_root,
-            ignores,
-            excluded,
-            skip_dirs,
-            max_bytes,
-            use_gitignore,
-            wanted,
-            known,
-        )
+        subdirs: list[tuple[str, str, _Ignores]] = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=True)
+            except OSError:
+                yield SkippedFile(rel, "unreadable")
+                continue
+            if is_dir:
+                skipped_dir = _dir_skip(
+                    entry, rel, is_link, real_root, ignores, excluded, skip_dirs, use_gitignore
+                )
+                if skipped_dir is not None:
+                    yield skipped_dir
+                else:
+                    subdirs.append((entry.path, rel, ignores))
+                continue
+            if entry.name == ".gitignore" and use_gitignore:
+                continue
+            item = _file_item(
+                entry, rel, is_link, real_root, ignores, excluded, max_bytes, use_gitignore,
+                wanted, known,
+            )  # fmt: skip
+            if item is not None:
+                yield item
+        todo.extend(reversed(subdirs))
 
 
 _NOT_WANTED = SkippedFile("", "")
