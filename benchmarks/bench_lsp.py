@@ -23,6 +23,9 @@ Reported:
 Hovers come GAP seconds apart (default 0.1 s: a person moving the pointer; editors wait
 300-500 ms before they ask for a hover at all). With ``--gap 0`` they come back to back, and one
 slow search delays the next hover's search too.
+- ``save_*``: SAVES files edited and saved one at a time (``didSave``): from the save to the
+  end of the index pass it started (``index.debounce_ms`` included), and that pass's own
+  seconds and the number of files it was told about;
 - ``rss_*_mb``: the server's resident memory after indexing, and at the end.
 
     python benchmarks/bench_lsp.py --files 2000 --notes 10000 --hovers 300
@@ -35,6 +38,7 @@ import asyncio
 import json
 import os
 import re
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -54,6 +58,10 @@ upload download thumbnail image render template layout theme locale currency tim
 search ranking embed vector cluster tenant region zone network socket proxy gateway
 route handler middleware cookie header payload encode decode compress checksum lock""".split()
 _DEF = re.compile(r"^\s*def (\w+)\(")
+
+
+#: Files edited and saved, one after the other, after the hover scenarios.
+SAVES = 5
 
 
 def _name(i: int, j: int) -> str:
@@ -194,9 +202,11 @@ async def run(
         opened_spots += spots
     # warm: the pointer back on symbols already seen
     warm = [await _hover(session, uri, pos, gap) for uri, pos in cold_spots + opened_spots]
+    saves = await _saves(session, root)
     rss = rss_mb(session.client._server.pid)  # type: ignore[union-attr]
     await stop(session)
     return {
+        **saves,
         "first_hover_s": round(t_first, 3),
         "first_hover_while_indexing": float(still_indexing),
         "first_hover_nonempty": float(first is not None),
@@ -208,6 +218,34 @@ async def run(
         **_summary("all_after_index", cold + opened + warm),
         "rss_after_index_mb": round(rss_indexed, 1),
         "rss_end_mb": round(rss, 1),
+    }
+
+
+async def _saves(session: Any, root: Path, count: int = SAVES) -> dict[str, float]:
+    """Files edited and saved one at a time: from didSave to the end of the index pass it
+    started (the debounce included), the pass's own seconds, and the files it looked at."""
+    walls: list[float] = []
+    passes: list[float] = []
+    named: list[int | None] = []
+    for i in range(count):
+        rel = f"pkg2/mod{200 + i}.py"
+        path = root / rel
+        path.write_text(path.read_text() + f"\n\ndef saved_fn_{i}():\n    return {i}\n")
+        before = session.passes()
+        t = time.perf_counter()
+        session.client.text_document_did_save(
+            lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(session.uri(rel)))
+        )
+        await session.wait_for(lambda before=before: session.passes() > before, 60)
+        walls.append(time.perf_counter() - t)
+        last = (await session.status()).folders[0].last_pass
+        passes.append(last.seconds)
+        named.append(last.paths)
+    return {
+        "save_to_indexed_p50_s": round(statistics.median(walls), 3),
+        "save_pass_p50_s": round(statistics.median(passes), 3),
+        "save_pass_files_named": float(max((n or 0) for n in named)),
+        "save_pass_walked_tree": float(any(n is None for n in named)),
     }
 
 

@@ -101,9 +101,15 @@ def test_a_tree_nested_deeper_than_pythons_stack_is_indexed(tmp_path: Path) -> N
     from nano_brain.config import load_config
 
     config = load_config(root, overrides={"embedding": {"provider": "none"}})
-    with Brain(root, config=config, db_path=tmp_path / "b.db") as brain:
-        code = CodeIndex(brain, workers=1)
-        assert code.index().symbols == 1
-        (deep / "bottom.py").write_text("def bottom():\n    return 2\n\ndef other():\n    pass\n")
-        report = code.index(paths=[rel])
-        assert (report.changed, report.symbols) == (1, 2)
+    try:
+        with Brain(root, config=config, db_path=tmp_path / "b.db") as brain:
+            code = CodeIndex(brain, workers=1)
+            assert code.index().symbols == 1
+            (deep / "bottom.py").write_text("def bottom():\n    return 2\n\ndef other():\n    pass")
+            report = code.index(paths=[rel])
+            assert (report.changed, report.symbols) == (1, 2)
+    finally:  # shutil.rmtree recurses per level: pytest's clean-up of old runs would fail
+        (deep / "bottom.py").unlink()
+        while deep != root:
+            os.rmdir(deep)
+            deep = deep.parent

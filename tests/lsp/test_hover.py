@@ -71,6 +71,9 @@ def test_editing_anchored_symbol_marks_note_possibly_stale(
                 lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri))
             )
             await session.wait_for(lambda: sum(k == "end" for k, _ in session.progress) > ends)
+            # the save named its file: the pass looked at it alone, not at the whole folder
+            last = (await session.status()).folders[0].last_pass
+            assert (last.paths, last.changed, last.unchanged) == (1, 1, 0)
             lenses = await session.client.text_document_code_lens_async(
                 lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri))
             )

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
@@ -48,6 +48,10 @@ INDEX_STATUS_REQUEST = "nano-brain/indexStatus"
 WATCH_REGISTRATION = "nano-brain-watched-files"
 #: A steady stream of changes (a long checkout, a generator) delays a pass at most this much.
 MAX_INDEX_DELAY_S = 3.0
+#: A save is one deliberate event, not a burst to wait out: its pass starts after this long
+#: (enough for the rest of a "save all" to arrive), not after index.debounce_ms. The watcher's
+#: report of the same write, a moment later, does not push it back.
+SAVE_DELAY_S = 0.05
 
 
 class NanoBrainServer(LanguageServer):
@@ -62,7 +66,7 @@ class NanoBrainServer(LanguageServer):
         self.indexer = ThreadPoolExecutor(1, thread_name_prefix="nano-brain-index")
         self._buffers: dict[str, tuple[int | None, Folder, str, list[str], list[Symbol]]] = {}
         self._buffers_lock = threading.Lock()
-        self._timers: dict[Path, tuple[threading.Timer, float]] = {}
+        self._timers: dict[Path, _Pending] = {}
         self.watchers = Watchers(self._changed_on_disk)
         self.watch_source = "off"
         """Who reports outside changes: ``client``, ``server`` (watchdog), ``pending`` (asked
@@ -209,18 +213,20 @@ class NanoBrainServer(LanguageServer):
             old = self._timers.pop(folder.root, None)
             first = now
             if old is not None:
-                if wait > 0 and now - old[1] >= MAX_INDEX_DELAY_S:
+                capped = now - old.first >= MAX_INDEX_DELAY_S
+                sooner = old.wait < wait and old.due <= now + wait  # a save's short wait
+                if wait > 0 and (capped or sooner):
                     self._timers[folder.root] = old  # due soon: a new event must not push it
                     return
-                old[0].cancel()
-                first = old[1]
+                old.timer.cancel()
+                first = old.first
             if wait <= 0:
                 folder.indexing = True
                 self.indexer.submit(self._index, folder)
                 return
             timer = threading.Timer(wait, self._start_index, (folder,))
             timer.daemon = True
-            self._timers[folder.root] = (timer, first)
+            self._timers[folder.root] = _Pending(timer, first, now + wait, wait)
             timer.start()
 
     def _start_index(self, folder: Folder) -> None:
@@ -376,12 +382,22 @@ class NanoBrainServer(LanguageServer):
     def stop_all(self) -> None:
         self.stopping = True
         self.watchers.stop()
-        for timer, _ in list(self._timers.values()):
-            timer.cancel()
+        for pending in list(self._timers.values()):
+            pending.timer.cancel()
         for sidecar in list(self.sidecars.values()):
             sidecar.stop()
         self.sidecars.clear()
         self.indexer.shutdown(wait=False, cancel_futures=True)
+
+
+class _Pending(NamedTuple):
+    """A folder's scheduled index pass: its timer, when the first event of the burst came,
+    when it is due, and the wait it was scheduled with."""
+
+    timer: threading.Timer
+    first: float
+    due: float
+    wait: float
 
 
 class Progress:
@@ -545,7 +561,8 @@ def build_server() -> NanoBrainServer:
         if folder is not None and path is not None:
             # unwatched, a save is also when outside changes are picked up: walk everything
             rel = folder.rel(path) if ls.watching(folder) in ("client", "server") else None
-            ls.schedule_index(folder, paths=None if rel is None else (rel,))
+            delay = min(SAVE_DELAY_S, ls.options.index.debounce_ms / 1000)
+            ls.schedule_index(folder, delay=delay, paths=None if rel is None else (rel,))
         ctx = ls.context(params.text_document.uri)
         if ctx is not None:
             ls.prefetch(ctx)  # names typed since the file was opened
