@@ -66,6 +66,20 @@ def test_index_summary_and_incremental_rerun(ws: Path) -> None:
     assert "indexed 3 files" in text and "3 symbols" in text
 
 
+def test_index_of_named_files_looks_at_those_alone(ws: Path) -> None:
+    nb_json(ws, "index")
+    (ws / "lib" / "core.py").write_text("def parse(text):\n    return text.split()\n")
+    (ws / "lib" / "cli.py").write_text("def run(argv):\n    return 1\n\ndef other():\n    pass\n")
+    # spelled relative to the current folder or absolute
+    named = nb_json(ws, "index", str(ws / "lib" / "core.py"))
+    assert (named["paths"], named["changed"], named["unchanged"], named["symbols"]) == (1, 1, 0, 2)
+    outside = nb(ws, "index", str(ws.parent), check=False)
+    assert outside.returncode == 2 and "not a file of the workspace" in outside.stderr
+    assert nb_json(ws, "symbols", "other") == []  # nothing else was looked at
+    assert nb_json(ws, "index")["changed"] == 1  # until a whole pass
+    assert [s["qualified_name"] for s in nb_json(ws, "symbols", "other")] == ["lib/cli.py::other"]
+
+
 def test_symbols_callers_callees_impact(ws: Path) -> None:
     nb(ws, "index", "--json")
     found = nb_json(ws, "symbols", "parse", "--kind", "function")

@@ -6,6 +6,7 @@ and prints to stdout only its result (progress and logs go to stderr).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import click
 from ..codeindex.indexer import IndexReport
 from ..codeindex.model import SYMBOL_KINDS
 from ..codeindex.service import CallInfo, CodeIndex
-from ..errors import EmbeddingError
+from ..errors import EmbeddingError, InvalidInputError
 from ._app import common_options, emit, main, open_brain
 from ._progress import PhaseProgress, progress_bar
 
@@ -22,6 +23,7 @@ _PHASES = {"scan": "scanning", "parse": "indexing", "resolve": "resolving calls"
 
 
 @main.command("index")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @common_options
 @click.option(
     "--exclude",
@@ -41,6 +43,7 @@ _PHASES = {"scan": "scanning", "parse": "indexing", "resolve": "resolving calls"
     help="Embed new symbol chunks after indexing (search works lexically before that).",
 )
 def index_cmd(
+    paths: tuple[Path, ...],
     workspace: Path | None,
     db: Path | None,
     as_json: bool,
@@ -48,11 +51,17 @@ def index_cmd(
     workers: int | None,
     embed: bool,
 ) -> None:
-    """Index the workspace's code (incremental: unchanged files cost a stat)."""
+    """Index the workspace's code (incremental: unchanged files cost a stat).
+
+    With PATHS, only those files are looked at (changed, new or gone), as an editor hook or a
+    formatter that knows what it touched would ask; a folder or a .gitignore among them makes
+    it a whole pass.
+    """
     with open_brain(workspace, db, create=True) as brain:
+        named = [_workspace_path(Path(brain.root), p) for p in paths] if paths else None
         code = CodeIndex(brain, exclude=exclude, workers=workers)
         with PhaseProgress(as_json, _PHASES) as bar:
-            report = code.index(progress=bar)
+            report = code.index(progress=bar, paths=named)
         data = report.to_dict()
         data["embedded"] = 0
         if embed and brain.config.embedding.provider != "none" and report.pending_embeddings:
@@ -63,6 +72,20 @@ def index_cmd(
                 data["embedding_error"] = str(exc)
             data["pending_embeddings"] = brain.store.pending_count()
         emit(data, as_json, lambda: _print_report(report, data))
+
+
+def _workspace_path(root: Path, path: Path) -> str:
+    """``path`` (relative to the current folder, or absolute) as the index names it; the
+    link itself for a symlink inside the workspace, not the file it points to."""
+    spelled = Path(os.path.abspath(path))
+    for base, candidate in ((root, spelled), (root.resolve(), spelled.resolve())):
+        try:
+            rel = candidate.relative_to(base).as_posix()
+        except ValueError:
+            continue
+        if rel != ".":
+            return rel
+    raise InvalidInputError(f"{path} is not a file of the workspace {root}")
 
 
 def _print_report(report: IndexReport, data: dict[str, Any]) -> None:
