@@ -32,12 +32,12 @@ def test_invalid_values_warn_and_fall_back(tmp_path: Path) -> None:
 
 def test_layering_global_workspace_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     global_file = tmp_path / "global.yml"
-    global_file.write_text("search:\n  rrf_k: 10\n  candidates: 20\n")
-    (tmp_path / WORKSPACE_CONFIG_NAME).write_text("search:\n  candidates: 30\n")
+    global_file.write_text("search:\n  rrf_k: 12\n  candidates: 20\n")
+    (tmp_path / WORKSPACE_CONFIG_NAME).write_text("search:\n  candidates: 40\n")
     monkeypatch.setenv("NANO_BRAIN_CONFIG", str(global_file))
     monkeypatch.setenv("NANO_BRAIN_EMBEDDING__PROVIDER", "none")
     cfg = load_config(tmp_path).config
-    assert (cfg.search.rrf_k, cfg.search.candidates, cfg.embedding.provider) == (10, 30, "none")
+    assert (cfg.search.rrf_k, cfg.search.candidates, cfg.embedding.provider) == (12, 40, "none")
 
 
 def test_unreadable_yaml_is_a_warning(tmp_path: Path) -> None:

@@ -164,8 +164,10 @@ class SearchConfig(_Section):
     recency_weight: float = Field(0.05, ge=0)
     recency_half_life: str = "30d"
     default_limit: int = Field(10, gt=0, le=1000)
-    candidates: int = Field(50, gt=0, le=2000)
-    """Candidates each leg contributes to fusion."""
+    candidates: int = Field(30, gt=0, le=2000)
+    """Candidates the lexical leg contributes to fusion (the vector leg brings 30 too).
+    LoCoMo dev R@10 by pool: 20 -> 0.693, 25 -> 0.699, 30 -> 0.706, 35 -> 0.704, 50 -> 0.705;
+    CoSQA is the same at 30 and 50; 30 costs 11% less per query than 50 at 10k chunks."""
 
     code_fusion: CodeFusionConfig = Field(default_factory=lambda: CodeFusionConfig())
     """Fusion for code-only queries (kind=code)."""
