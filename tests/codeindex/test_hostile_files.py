@@ -26,8 +26,13 @@ def _hostile_tree(root: Path) -> None:
     os.symlink(root / "pipe.py", root / "to_pipe.py")  # inside the root, to a FIFO
     os.symlink("/dev/zero", root / "zero.py")  # endless, outside the root
     server = socket.socket(socket.AF_UNIX)
-    server.bind(str(root / "sock.py"))
-    server.close()
+    here = os.getcwd()
+    os.chdir(root)  # a relative name: socket paths are limited to about 100 bytes
+    try:
+        server.bind("sock.py")
+    finally:
+        os.chdir(here)
+        server.close()
 
 
 def test_the_walk_skips_fifos_sockets_and_devices_without_opening_them(tmp_path: Path) -> None:
