@@ -101,7 +101,7 @@ def test_too_many_named_files_make_a_full_pass(tmp_path: Path) -> None:
         assert report.paths is None and report.changed == 1
 
 
-@pytest.mark.parametrize("bad", ["../outside.py", "/etc/passwd", "a/../../b.py"])
+@pytest.mark.parametrize("bad", ["../outside.py", "/etc/passwd", "a/../../b.py", "..", "../ws"])
 def test_a_named_path_outside_the_workspace_is_refused_and_changes_nothing(
     tmp_path: Path, bad: str
 ) -> None:

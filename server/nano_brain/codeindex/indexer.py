@@ -53,6 +53,7 @@ from .walk import (
     SkippedFile,
     WalkedFile,
     WalkOptions,
+    check_relative,
     iter_paths,
     iter_workspace,
     read_regular,
@@ -385,6 +386,7 @@ class Indexer:
         if len(paths) > MAX_PATHS:
             return False
         for rel in paths:
+            check_relative(rel)  # refused before anything is looked at
             if posixpath.basename(rel) == ".gitignore" or (self.root / rel).is_dir():
                 return False
         return True

@@ -244,6 +244,15 @@ def iter_workspace(
     )
 
 
+def check_relative(rel: str) -> list[str]:
+    """The parts of a workspace-relative POSIX path; InvalidInputError for one that is
+    absolute, empty, or climbs out (``..``)."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise InvalidInputError(f"not a path inside the workspace: {rel!r}")
+    return parts
+
+
 def iter_paths(
     root: str | os.PathLike[str],
     paths: Iterable[str],
@@ -305,9 +314,7 @@ def iter_paths(
         return parent.with_dir(rel_dir, abs_dir) if use_gitignore else parent
 
     for rel in sorted(set(paths)):
-        parts = rel.split("/")
-        if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
-            raise InvalidInputError(f"not a path inside the workspace: {rel!r}")
+        parts = check_relative(rel)
         ignores = folder("/".join(parts[:-1]))
         if ignores is None or (parts[-1] == ".gitignore" and use_gitignore):
             continue
