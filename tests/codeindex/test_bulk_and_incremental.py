@@ -190,24 +190,28 @@ def _big_tree(root: Path, n: int) -> None:
     (root / "README.md").write_text("# Tree\n\nGenerated modules that call each other.\n")
 
 
+@pytest.fixture
+def dropped(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The ``engine`` flag of every bulk load's index drop, in order."""
+    seen: list[bool] = []
+    original = CodeStore.drop_lookup_indexes
+
+    def spy(self: CodeStore, *, engine: bool = False) -> None:
+        seen.append(engine)
+        original(self, engine=engine)
+
+    monkeypatch.setattr(CodeStore, "drop_lookup_indexes", spy)
+    return seen
+
+
 def _index_definitions(brain: Brain) -> set[tuple[str, str]]:
     return set(brain.store._rows("SELECT name, sql FROM sqlite_master WHERE type = 'index'"))
 
 
-def test_a_cold_bulk_index_equals_a_file_by_file_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_cold_bulk_index_equals_a_file_by_file_one(tmp_path: Path, dropped: list[bool]) -> None:
     n = indexer_module.POOL_THRESHOLD + 12
     root = tmp_path / "ws"
     _big_tree(root, n)
-    dropped: list[bool] = []
-    original = CodeStore.drop_lookup_indexes
-
-    def spy(self: CodeStore, *, engine: bool = False) -> None:
-        dropped.append(engine)
-        original(self, engine=engine)
-
-    monkeypatch.setattr(CodeStore, "drop_lookup_indexes", spy)
     with _brain(root, tmp_path / "bulk.db") as brain:
         fresh = _index_definitions(brain)
         report = CodeIndex(brain, workers=2).index()
@@ -323,21 +327,13 @@ def test_index_runs_on_one_store_at_once_take_turns(tmp_path: Path) -> None:
 
 
 def test_a_bulk_load_into_a_store_of_many_notes_keeps_the_engine_indexes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, dropped: list[bool]
 ) -> None:
     """Dropping them pays only when the load adds more documents than the store holds:
     building them again sorts every document."""
     root = tmp_path / "ws"
     _big_tree(root, indexer_module.POOL_THRESHOLD + 2)
     source = sum(p.stat().st_size for p in root.rglob("*.py"))
-    dropped: list[bool] = []
-    original = CodeStore.drop_lookup_indexes
-
-    def spy(self: CodeStore, *, engine: bool = False) -> None:
-        dropped.append(engine)
-        original(self, engine=engine)
-
-    monkeypatch.setattr(CodeStore, "drop_lookup_indexes", spy)
     with _brain(root, tmp_path / "b.db") as brain:
         notes = source // indexer_module.SOURCE_BYTES_PER_DOCUMENT + 1
         for i in range(notes):

@@ -219,17 +219,7 @@ def iter_workspace(
     ``known`` maps paths to a previous (size, mtime_ns): such files, already known to be text,
     are not opened for the binary sniff.
     """
-    root_path = Path(root)
-    if not root_path.is_dir():
-        raise InvalidInputError(f"workspace {root_path} is not a directory")
-    real_root = os.path.realpath(root_path)
-    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
-    wanted = {s.lower() for s in suffixes} if suffixes is not None else None
-    ignores = _Ignores([])
-    if use_gitignore:
-        info = read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
-        if info is not None:
-            ignores = _Ignores([("", info)])
+    root_path, real_root, excluded, wanted, ignores = _start(root, exclude, suffixes, use_gitignore)
     yield from _walk_dir(
         str(root_path),
         "",
@@ -242,6 +232,27 @@ def iter_workspace(
         wanted,
         known or {},
     )
+
+
+def _start(
+    root: str | os.PathLike[str],
+    exclude: Iterable[str],
+    suffixes: Collection[str] | None,
+    use_gitignore: bool,
+) -> tuple[Path, str, pathspec.GitIgnoreSpec, set[str] | None, _Ignores]:
+    """What every walk starts from: the root (checked), its real path, the excludes, the
+    suffixes wanted, and the ignores of ``.git/info/exclude``."""
+    root_path = Path(root)
+    if not root_path.is_dir():
+        raise InvalidInputError(f"workspace {root_path} is not a directory")
+    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
+    wanted = {s.lower() for s in suffixes} if suffixes is not None else None
+    ignores = _Ignores([])
+    if use_gitignore:
+        info = read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
+        if info is not None:
+            ignores = _Ignores([("", info)])
+    return root_path, os.path.realpath(root_path), excluded, wanted, ignores
 
 
 def check_relative(rel: str) -> list[str]:
@@ -270,17 +281,7 @@ def iter_paths(
     a folder, or under a folder the walk would not enter yields nothing (or that folder's
     skip). Paths that leave the root are refused.
     """
-    root_path = Path(root)
-    if not root_path.is_dir():
-        raise InvalidInputError(f"workspace {root_path} is not a directory")
-    real_root = os.path.realpath(root_path)
-    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
-    wanted = {s.lower() for s in suffixes} if suffixes is not None else None
-    top = _Ignores([])
-    if use_gitignore:
-        info = read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
-        if info is not None:
-            top = _Ignores([("", info)])
+    root_path, real_root, excluded, wanted, top = _start(root, exclude, suffixes, use_gitignore)
     skip = frozenset(skip_dirs)
     # the ignores in effect inside each folder reached, None: the walk does not enter it
     inside: dict[str, _Ignores | None] = {}
