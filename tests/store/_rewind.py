@@ -7,6 +7,8 @@ from typing import Any
 
 NEW_CHECK = "CHECK (kind IN ('note', 'session', 'code', 'commit'))"
 OLD_CHECK = "CHECK (kind IN ('note', 'session', 'code'))"
+#: NEW_CHECK as migration 12 writes it
+NEW_CHECK_12 = "CHECK (kind = 'note' OR kind = 'session' OR kind = 'code' OR kind = 'commit')"
 
 
 def undo_migration_10(conn: Any, *, check: bool = False) -> None:
@@ -27,9 +29,10 @@ def undo_migration_10(conn: Any, *, check: bool = False) -> None:
     if check:
         version = conn.execute("PRAGMA schema_version").fetchone()[0]
         conn.execute("PRAGMA writable_schema = ON")
-        conn.execute(
-            "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'documents'",
-            (NEW_CHECK, OLD_CHECK),
-        )
+        for new in (NEW_CHECK, NEW_CHECK_12):
+            conn.execute(
+                "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'documents'",
+                (new, OLD_CHECK),
+            )
         conn.execute(f"PRAGMA schema_version = {version + 1}")
         conn.execute("PRAGMA writable_schema = OFF")

@@ -751,23 +751,49 @@ def _allow_commit_kind(store: SqliteStore) -> None:
     """Migration 10: documents of kind 'commit'. SQLite cannot alter a CHECK, and rebuilding
     `documents` would cascade into every table that references it; widening an IN list
     changes no stored row, which SQLite documents as a change the schema text may take
-    directly (lang_altertable.html, "making other kinds of table schema changes"). The schema
-    version is bumped so that other open connections read the new schema."""
+    directly (see _rewrite_table_sql)."""
     old = "CHECK (kind IN ('note', 'session', 'code'))"
     new = "CHECK (kind IN ('note', 'session', 'code', 'commit'))"
     sql = store._rows("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents'")
-    if not sql or new in sql[0][0]:
+    if not sql or new in sql[0][0] or "kind = 'commit'" in sql[0][0]:  # (12 rewrote it)
         return
     if old not in sql[0][0]:
         raise StoreError(f"store {store.path}: unexpected documents table, cannot add commits")
+    _rewrite_table_sql(store, {"documents": sql[0][0].replace(old, new)})
+
+
+_IN_CHECK = re.compile(r"CHECK \((\w+) IN \(((?:'[^']*'(?:,\s*)?)+)\)\)")
+
+
+def _checks_without_in_lists(store: SqliteStore) -> None:
+    """Migration 12: write each table's CHECK (c IN ('a', 'b')) as CHECK (c = 'a' OR c =
+    'b'), which accepts and refuses exactly the same values (see migrations._V12)."""
+
+    def _as_or(match: re.Match[str]) -> str:
+        column, values = match.group(1), re.findall(r"'[^']*'", match.group(2))
+        return "CHECK (" + " OR ".join(f"{column} = {v}" for v in values) + ")"
+
+    tables = store._rows("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
+    _rewrite_table_sql(
+        store, {name: _IN_CHECK.sub(_as_or, sql) for name, sql in tables if _IN_CHECK.search(sql)}
+    )
+
+
+def _rewrite_table_sql(store: SqliteStore, tables: dict[str, str]) -> None:
+    """Give tables new CREATE text that changes no stored row (a CHECK that accepts what the
+    old one did). SQLite documents this as a change the schema text may take directly
+    (lang_altertable.html, "making other kinds of table schema changes"); rebuilding a
+    table would cascade into every table that references it. The schema version is bumped
+    so that other open connections read the new schema."""
+    if not tables:
+        return
     version = int(store._rows("PRAGMA schema_version")[0][0])
     store._exec("PRAGMA writable_schema = ON")
     try:
-        store._exec(
-            "UPDATE sqlite_master SET sql = replace(sql, ?, ?) "
-            "WHERE type = 'table' AND name = 'documents'",
-            (old, new),
-        )
+        for name, sql in tables.items():
+            store._exec(
+                "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?", (sql, name)
+            )
         store._exec(f"PRAGMA schema_version = {version + 1}")
     finally:
         store._exec("PRAGMA writable_schema = OFF")
@@ -779,6 +805,7 @@ _MIGRATION_STEPS: dict[int, Callable[[SqliteStore], None]] = {
     6: lambda store: None,  # superseded by 8, which rebuilds the k-NN indexes anyway
     8: SqliteStore._split_vector_spaces,
     10: _migrate_10,
+    12: _checks_without_in_lists,
 }
 
 
