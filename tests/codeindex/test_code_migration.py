@@ -13,7 +13,7 @@ from nano_brain.store.sqlite._driver import sqlite_module
 from nano_brain.store.sqlite.migrations import MIGRATIONS
 from nano_brain.store.sqlite.store import _statements
 
-from ..store._rewind import undo_migration_10
+from ..store._rewind import undo_migration_10, undo_migration_13
 from .conftest import write_tree
 
 
@@ -151,6 +151,7 @@ def test_schema_10_store_gains_the_aliased_imports_index(workspace: Path) -> Non
         CodeIndex(brain, workers=1).index()
     db = sqlite_module().connect(str(db_path), isolation_level=None)
     db.execute("DROP INDEX code_edges_alias")
+    undo_migration_13(db)
     db.execute("PRAGMA user_version = 10")
     db.close()
     with Brain(workspace, config=config, db_path=db_path) as brain:
@@ -171,3 +172,78 @@ def test_schema_10_store_gains_the_aliased_imports_index(workspace: Path) -> Non
         report = CodeIndex(brain, workers=1).index(paths=["lib.py"])
         assert report.reresolved_calls == 1
         assert brain.store._rows(target) == [(None,)]
+
+
+def test_schema_12_store_indexes_symbol_trigrams_by_name(workspace: Path) -> None:
+    """Migration 13: a symbol chunk's trigram row holds the qualified name (its title's first
+    line), not the name's words and docstring summary after it."""
+    write_tree(
+        workspace,
+        {"lib.py": 'def parseHeaderBlock():\n    """Reads the quoxfrobulated preamble."""\n'},
+    )
+    (workspace / "notes.md").write_text("# Notes\n\nThe quoxfrobulated preamble is legacy.\n")
+    db_path = workspace.parent / "v12.db"
+    config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        CodeIndex(brain, workers=1).index()
+    db = sqlite_module().connect(str(db_path), isolation_level=None)
+    undo_migration_13(db)
+    db.execute("PRAGMA user_version = 12")
+    db.close()
+
+    def trigram_hits(brain: Brain, fragment: str) -> set[str]:
+        rows = brain.store._rows(
+            "SELECT d.source_path FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid "
+            "JOIN documents d ON d.id = c.doc_id WHERE chunks_tri MATCH ?",
+            (f'"{fragment}"',),
+        )
+        return {r[0] for r in rows}
+
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        assert brain.store.schema_version() == len(MIGRATIONS)
+        _fts_consistent(brain)
+        symbol = "code://lib.py::parseHeaderBlock"
+        assert trigram_hits(brain, "seHeaderBl") == {symbol}  # the name, case-folded
+        # the summary's words: the word index has them, the trigram index only for the note
+        assert trigram_hits(brain, "frobulat") == {"notes.md"}
+        words = SearchRequest(query="quoxfrobulated", limit=5)
+        assert symbol in {h.source_path for h in brain.search(words).results}
+        # the rows stay consistent through an edit and a delete (the triggers' 'delete's)
+        (workspace / "lib.py").write_text("def parseHeaderBlock2():\n    pass\n")
+        CodeIndex(brain, workers=1).index()
+        _fts_consistent(brain)
+        assert trigram_hits(brain, "seHeaderBlock2") == {symbol + "2"}
+        (workspace / "lib.py").unlink()
+        CodeIndex(brain, workers=1).index()
+        _fts_consistent(brain)
+        assert trigram_hits(brain, "seHeaderBl") == set()
+
+
+def test_schema_12_store_stopped_mid_bulk_load_is_rebuilt_by_the_next_run(
+    workspace: Path,
+) -> None:
+    """A bulk load killed before its full-text rows left the symbol chunks out of the
+    trigram index: migration 13 must not delete rows that are not there (that corrupts an
+    FTS5 index); the next index run rebuilds it."""
+    write_tree(workspace, {"lib.py": "def parseHeaderBlock():\n    pass\n"})
+    db_path = workspace.parent / "v12.db"
+    config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        CodeIndex(brain, workers=1).index()
+    db = sqlite_module().connect(str(db_path), isolation_level=None)
+    undo_migration_13(db)
+    db.execute(
+        "INSERT INTO chunks_tri (chunks_tri, rowid, title, body) "
+        "SELECT 'delete', id, title, '' FROM chunks WHERE symbol = 1"
+    )
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('code_fulltext_pending', '1')")
+    db.execute("PRAGMA user_version = 12")
+    db.close()
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        assert brain.store.schema_version() == len(MIGRATIONS)
+        CodeIndex(brain, workers=1).index()
+        _fts_consistent(brain)
+        found = brain.store._rows(
+            "SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '\"seHeaderBl\"'"
+        )
+        assert found == [(1,)]

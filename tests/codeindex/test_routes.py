@@ -20,6 +20,7 @@ from nano_brain.config import load_config
 from nano_brain.lsp.render import hover_markdown
 from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 
+from ..store._rewind import undo_migration_13
 from ._route_apps import APPS, FLASK, Route
 from .conftest import write_tree
 
@@ -170,6 +171,7 @@ def test_a_schema_8_store_gains_routes_on_its_next_index(workspace: Path) -> Non
     with _brain(workspace) as brain:
         for table in ("code_routes", "code_route_facts", "consolidation_proposals"):
             brain.store._exec(f"DROP TABLE {table}")
+        undo_migration_13(brain.store._db)
         brain.store._exec("PRAGMA user_version = 8")
     with _brain(workspace) as brain:
         assert brain.store.path == path and brain.store.schema_version() == SCHEMA_VERSION
@@ -179,6 +181,7 @@ def test_a_schema_8_store_gains_routes_on_its_next_index(workspace: Path) -> Non
         assert brain.store._rows("SELECT count(*) FROM code_symbols")[0][0] == symbols
         assert len(_routes(brain)) == 6
         # applied again (a user_version set back), nothing is doubled
+        undo_migration_13(brain.store._db)
         brain.store._exec("PRAGMA user_version = 8")
     with _brain(workspace) as brain:
         CodeIndex(brain).index()

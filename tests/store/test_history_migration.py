@@ -15,7 +15,7 @@ from nano_brain.store.history import CommitRows, HistoryStore
 from nano_brain.store.sqlite._driver import sqlite_module
 from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 
-from ._rewind import undo_migration_10
+from ._rewind import undo_migration_10, undo_migration_13
 
 
 def _brain(workspace: Path, db: Path) -> Brain:
@@ -95,6 +95,7 @@ def test_migration_10_applied_again_doubles_nothing(workspace: Path) -> None:
         files = brain.store._rows("SELECT count(*) FROM document_files")[0][0]
         schema = brain.store._rows("SELECT sql FROM sqlite_master WHERE name = 'documents'")
     conn = sqlite_module().connect(str(db), isolation_level=None)
+    undo_migration_13(conn)
     conn.execute("PRAGMA user_version = 9")
     conn.close()
     with _brain(workspace, db) as brain:

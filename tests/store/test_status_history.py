@@ -15,6 +15,7 @@ from nano_brain.store.sqlite.migrations import MIGRATIONS
 from nano_brain.store.sqlite.store import _statements
 
 from ..conftest import TinyEmbedder
+from ._rewind import undo_migration_13
 
 
 def _tick() -> float:
@@ -137,6 +138,7 @@ def _rewind_to_schema_6(path: Path, *, prune_audit: bool = False) -> None:
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('audit_prune', '1')")  # type: ignore[attr-defined]
         db.execute("DELETE FROM audit_log WHERE action != 'write'")  # type: ignore[attr-defined]
         db.execute("UPDATE meta SET value = '0' WHERE key = 'audit_prune'")  # type: ignore[attr-defined]
+    undo_migration_13(db)
     db.execute("PRAGMA user_version = 6")  # type: ignore[attr-defined]
     db.close()  # type: ignore[attr-defined]
 

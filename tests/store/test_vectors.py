@@ -16,6 +16,7 @@ from nano_brain.store import SCHEMA_VERSION
 from nano_brain.store.sqlite._driver import sqlite_module
 
 from ..conftest import TinyEmbedder
+from ._rewind import undo_migration_13
 
 SOURCE = "def settle_invoice(total):\n    return round(total, 2)\n\n" + "".join(
     f"def ledger_step_{i}(x):\n    return x + {i}\n\n" for i in range(30)
@@ -104,6 +105,7 @@ def _rewind_to_schema_7(db: Path, dim: int) -> None:
     conn.execute("DROP INDEX documents_thread")
     for column in ("thread_seq", "thread"):
         conn.execute(f"ALTER TABLE documents DROP COLUMN {column}")
+    undo_migration_13(conn)
     conn.execute("PRAGMA user_version = 7")
     conn.close()
 

@@ -31,7 +31,12 @@ from ..code import (
     SymbolRow,
     TextChunkRow,
 )
-from .migrations import ALIAS_INDEX, SESSION_FILES_BACKFILL, SESSION_FILES_TRIGGER
+from .migrations import (
+    ALIAS_INDEX,
+    SESSION_FILES_BACKFILL,
+    SESSION_FILES_TRIGGER,
+    SYMBOL_TRIGRAM_TITLE,
+)
 from .store import SqliteStore as Store
 
 if TYPE_CHECKING:
@@ -587,7 +592,8 @@ class CodeStore:
             span,
         )
         self._exec(
-            "INSERT INTO chunks_tri (rowid, title, body) SELECT id, title, '' FROM chunks "
+            "INSERT INTO chunks_tri (rowid, title, body) SELECT id, "
+            f"{SYMBOL_TRIGRAM_TITLE.format(t='title')}, '' FROM chunks "
             "WHERE id BETWEEN ? AND ? AND symbol = 1",
             span,
         )

@@ -616,7 +616,51 @@ _V11 = ALIAS_INDEX + ";\n"
 # is store.py's _checks_without_in_lists; it has no SQL of its own.
 _V12 = ""
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12]
+# Migration 13: a symbol chunk's trigram row holds its qualified name, the first line of its
+# title, instead of the whole title (name, the name's words, the docstring's summary). The
+# trigram index answers identifier fragments the word index does not hold; the words and the
+# summary are in the word index, and indexing their trigrams cost as much as the word index of
+# the symbols' whole text (a third of a cold index's full-text work). The step that moves the
+# existing rows is store.py's _symbol_trigrams_by_name.
+SYMBOL_TRIGRAM_TITLE = "substr({t}, 1, instr({t} || char(10), char(10)) - 1)"
+
+
+def _tri_title(row: str) -> str:
+    """The trigram index's title of chunk ``row`` (``new``, ``old`` or a table alias)."""
+    title = SYMBOL_TRIGRAM_TITLE.format(t=f"{row}.title")
+    return f"CASE WHEN {row}.symbol = 1 THEN {title} ELSE {row}.title END"
+
+
+_V13 = f"""
+DROP VIEW IF EXISTS chunks_tri_content;
+CREATE VIEW chunks_tri_content AS
+    SELECT id, {_tri_title("chunks")} AS title,
+           CASE WHEN symbol = 1 THEN '' ELSE body END AS body
+    FROM chunks WHERE symbol != 2;
+DROP TRIGGER IF EXISTS chunks_ad;
+DROP TRIGGER IF EXISTS chunks_au;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks WHEN old.symbol != 2 BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO chunks_tri (chunks_tri, rowid, title, body)
+        VALUES ('delete', old.id, {_tri_title("old")},
+                CASE WHEN old.symbol = 1 THEN '' ELSE old.body END);
+END;
+CREATE TRIGGER chunks_au AFTER UPDATE OF title, body ON chunks WHEN old.symbol != 2 BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, title, body)
+        VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO chunks_tri (chunks_tri, rowid, title, body)
+        VALUES ('delete', old.id, {_tri_title("old")},
+                CASE WHEN old.symbol = 1 THEN '' ELSE old.body END);
+    INSERT INTO chunks_fts (rowid, title, body) VALUES (new.id, new.title, new.body);
+    INSERT INTO chunks_tri (rowid, title, body)
+        VALUES (new.id, {_tri_title("new")}, CASE WHEN new.symbol = 1 THEN '' ELSE new.body END);
+END;
+"""
+
+MIGRATIONS: list[str] = [
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13
+]  # fmt: skip
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

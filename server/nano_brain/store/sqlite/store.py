@@ -14,6 +14,7 @@ from typing import Any
 from ...errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ...filters import KINDS, Filters
 from .. import _readers, _transaction
+from ..code import FULLTEXT_PENDING_KEY
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import SQLITE, time_bounds
@@ -23,7 +24,7 @@ from . import _file
 from ._driver import load_vec, sqlite_module
 from ._stems import stem
 from .health import HealthChecks
-from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .migrations import MIGRATIONS, SCHEMA_VERSION, SYMBOL_TRIGRAM_TITLE
 from .routes import RouteQueries
 from .vectors import VectorStore
 
@@ -779,6 +780,24 @@ def _checks_without_in_lists(store: SqliteStore) -> None:
     )
 
 
+def _symbol_trigrams_by_name(store: SqliteStore) -> None:
+    """Migration 13: the symbol chunks' trigram rows, indexed with their whole title, are
+    indexed again with the title's first line (see migrations._V13). A bulk load stopped
+    before its full-text rows left them out: the next index run rebuilds the index anyway,
+    and deleting rows the index does not hold would corrupt it."""
+    pending = store._rows("SELECT value FROM meta WHERE key = ?", (FULLTEXT_PENDING_KEY,))
+    if pending and pending[0][0] == "1":
+        return
+    store._exec(
+        "INSERT INTO chunks_tri (chunks_tri, rowid, title, body) "
+        "SELECT 'delete', id, title, '' FROM chunks WHERE symbol = 1"
+    )
+    store._exec(
+        "INSERT INTO chunks_tri (rowid, title, body) "
+        f"SELECT id, {SYMBOL_TRIGRAM_TITLE.format(t='title')}, '' FROM chunks WHERE symbol = 1"
+    )
+
+
 def _rewrite_table_sql(store: SqliteStore, tables: dict[str, str]) -> None:
     """Give tables new CREATE text that changes no stored row (a CHECK that accepts what the
     old one did). SQLite documents this as a change the schema text may take directly
@@ -806,6 +825,7 @@ _MIGRATION_STEPS: dict[int, Callable[[SqliteStore], None]] = {
     8: SqliteStore._split_vector_spaces,
     10: _migrate_10,
     12: _checks_without_in_lists,
+    13: _symbol_trigrams_by_name,
 }
 
 
