@@ -1,8 +1,10 @@
-"""An index run pauses the cyclic garbage collector and always gives it back as it found it."""
+"""An index run pauses the cyclic garbage collector, shortens the thread switch interval, and
+always gives both back as it found them."""
 
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +18,9 @@ from nano_brain.config import load_config
 
 @pytest.fixture
 def collector_restored() -> Iterator[None]:
-    was = gc.isenabled()
+    was, interval = gc.isenabled(), sys.getswitchinterval()
     yield
+    sys.setswitchinterval(interval)
     if was:
         gc.enable()
     else:
@@ -37,12 +40,17 @@ def _brain(tmp: Path, name: str) -> Brain:
 @pytest.mark.usefixtures("collector_restored")
 def test_the_collector_is_off_during_a_run_and_back_after_it(tmp_path: Path) -> None:
     gc.enable()
-    during: list[bool] = []
+    sys.setswitchinterval(0.005)
+    during: list[tuple[bool, float]] = []
     with _brain(tmp_path, "ws") as brain:
-        report = CodeIndex(brain, workers=1).index(lambda *_: during.append(gc.isenabled()))
+        report = CodeIndex(brain, workers=1).index(
+            lambda *_: during.append((gc.isenabled(), sys.getswitchinterval()))
+        )
         assert report.symbols == 2 and report.resolved_calls == 1
-        assert during and not any(during)
-        assert gc.isenabled()
+        assert during and all(
+            not on and interval == pytest.approx(0.001) for on, interval in during
+        )
+        assert gc.isenabled() and sys.getswitchinterval() == pytest.approx(0.005)
 
         # a run that fails midway gives the collector back too
         (brain.root / "pkg" / "b.py").write_text("def other():\n    pass\n")
@@ -52,7 +60,7 @@ def test_the_collector_is_off_during_a_run_and_back_after_it(tmp_path: Path) -> 
 
         with pytest.raises(RuntimeError, match="stop"):
             CodeIndex(brain, workers=1).index(fail)
-        assert gc.isenabled()
+        assert gc.isenabled() and sys.getswitchinterval() == pytest.approx(0.005)
 
         # and a collector that was off stays off
         gc.disable()
@@ -64,6 +72,7 @@ def test_the_collector_is_off_during_a_run_and_back_after_it(tmp_path: Path) -> 
 @pytest.mark.usefixtures("collector_restored")
 def test_overlapping_runs_on_two_stores_leave_the_collector_on(tmp_path: Path) -> None:
     gc.enable()
+    sys.setswitchinterval(0.005)
     brains = [_brain(tmp_path, "one"), _brain(tmp_path, "two")]
     started = [threading.Event(), threading.Event()]
     release = [threading.Event(), threading.Event()]
@@ -88,11 +97,11 @@ def test_overlapping_runs_on_two_stores_leave_the_collector_on(tmp_path: Path) -
         # the first run ends while the second is still inside its run: still off
         release[0].set()
         threads[0].join(60)
-        assert not gc.isenabled()
+        assert not gc.isenabled() and sys.getswitchinterval() == pytest.approx(0.001)
         release[1].set()
         threads[1].join(60)
         assert errors == [] and not any(t.is_alive() for t in threads)
-        assert gc.isenabled()
+        assert gc.isenabled() and sys.getswitchinterval() == pytest.approx(0.005)
     finally:
         for event in release:
             event.set()

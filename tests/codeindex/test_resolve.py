@@ -99,6 +99,16 @@ def test_python_rules(graph_of: GraphOf) -> None:
     assert resolved(g, "app.py::main") == {"Engine": ("pkg/core.py::Engine", "import")}
 
 
+def test_bindings_are_the_references_targets(graph_of: GraphOf) -> None:
+    """The indexer's bindings() (no Reference objects) says what resolve_sites() does."""
+    full = graph_of(PYTHON)
+    sites = [r.site for r in full.references]
+    assert len(sites) > 10 and any(r.resolved for r in full.references)
+    bare = CodeGraph(full.files.values(), resolve_all=False)
+    assert bare.references == []
+    assert bare.bindings(sites) == [(r.target, r.how) for r in full.references]
+
+
 def test_callers_callees_and_impact(graph_of: GraphOf) -> None:
     g = graph_of(PYTHON)
     callers = g.callers("pkg/util.py::helper")

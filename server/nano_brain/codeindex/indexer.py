@@ -47,7 +47,7 @@ from .errors import CodeIndexError
 from .languages import code_extensions
 from .model import Assignment, CallSite, FileIndex, ImportEdge, Symbol
 from .parse import parse_file
-from .resolve import CodeGraph, Reference, python_module_names
+from .resolve import CodeGraph, python_module_names
 from .walk import (
     DEFAULT_MAX_BYTES,
     NotRegularFile,
@@ -226,7 +226,7 @@ def _work(job: tuple[str, str, str | None, str | None, int, int, int]) -> tuple[
 
 
 def _worker_start() -> None:
-    """A parse worker's setup: no cyclic collector (see _collector_paused), and a lower
+    """A parse worker's setup: no cyclic collector (see _tuned_for_indexing), and a lower
     priority than the process that writes its results, so that the writer never falls behind:
     at equal priority, three busy processes on two cores left the writer a second of
     results to insert alone after the last parse (a fifth of a cold index of the standard
@@ -315,30 +315,43 @@ def recover_interrupted_run(brain: Brain) -> bool:
         return True
 
 
-_collector_lock = threading.Lock()
-_collector_pauses = 0
-_collector_was_enabled = False
+_tuning_lock = threading.Lock()
+_tuning_runs = 0
+_tuning_saved: tuple[bool, float] = (False, 0.0)
+#: The interpreter's thread switch interval during an index run (seconds; default 0.005).
+SWITCH_INTERVAL_S = 0.001
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for an index run: a cold run keeps a few hundred
-    thousand rows and parse records alive, and the collections their allocations trigger
-    re-walk all of them (a tenth of the run's CPU). The rows form no cycles; what does is
-    collected once the collector is back. Runs on several threads share one pause."""
-    global _collector_pauses, _collector_was_enabled
-    with _collector_lock:
-        if _collector_pauses == 0:
-            _collector_was_enabled = gc.isenabled()
+def _tuned_for_indexing() -> Iterator[None]:
+    """The interpreter set up for an index run, and back as it was after.
+
+    - The cyclic garbage collector is off: a cold run keeps a few hundred thousand rows and
+      parse records alive, and the collections their allocations trigger re-walk all of them
+      (a tenth of the run's CPU). The rows form no cycles; what does is collected once the
+      collector is back.
+    - Threads hand over the GIL every millisecond instead of every five: the full-text
+      thread runs SQLite statements while the main thread resolves calls in Python, and each
+      statement waited for the GIL before and after it (index builds took twice their time).
+
+    Runs on several threads share one setting.
+    """
+    global _tuning_runs, _tuning_saved
+    with _tuning_lock:
+        if _tuning_runs == 0:
+            _tuning_saved = (gc.isenabled(), sys.getswitchinterval())
             gc.disable()
-        _collector_pauses += 1
+            sys.setswitchinterval(min(SWITCH_INTERVAL_S, _tuning_saved[1]))
+        _tuning_runs += 1
     try:
         yield
     finally:
-        with _collector_lock:
-            _collector_pauses -= 1
-            if _collector_pauses == 0 and _collector_was_enabled:
-                gc.enable()
+        with _tuning_lock:
+            _tuning_runs -= 1
+            if _tuning_runs == 0:
+                if _tuning_saved[0]:
+                    gc.enable()
+                sys.setswitchinterval(_tuning_saved[1])
 
 
 class _Fulltext(threading.Thread):
@@ -447,7 +460,7 @@ class Indexer:
         """
         if paths is not None and not self._targeted(paths):
             paths = None
-        with _run_lock(self.brain.store.path), _collector_paused():
+        with _run_lock(self.brain.store.path), _tuned_for_indexing():
             return self._run(progress or (lambda phase, done, total: None), paths)
 
     def _targeted(self, paths: Collection[str]) -> bool:
@@ -594,7 +607,7 @@ class Indexer:
             yield from map(_work, jobs)
             return
         report.workers = self.workers
-        # parse workers live for one run: their collector stays off (see _collector_paused)
+        # parse workers live for one run: their collector stays off (see _tuned_for_indexing)
         with ProcessPoolExecutor(
             self.workers, mp_context=_pool_context(), initializer=_worker_start
         ) as pool:
@@ -811,9 +824,9 @@ class Indexer:
         if indexer_thread is not None and indexer_thread.error is not None:
             raise indexer_thread.error
         updates: list[tuple[str | None, str, int]] = []
-        for ref, edge_id in zip(refs, edge_ids, strict=True):
-            if stored.get(edge_id, (None, "unresolved")) != (ref.target, ref.how):
-                updates.append((ref.target, ref.how, edge_id))
+        for (target, how), edge_id in zip(refs, edge_ids, strict=True):
+            if stored.get(edge_id, (None, "unresolved")) != (target, how):
+                updates.append((target, how, edge_id))
         self._fresh = {}
         with store.transaction():
             self.code.set_call_targets(updates)
@@ -839,15 +852,17 @@ class Indexer:
 
     def _resolve_all(
         self, catalog: list[tuple[Any, ...]]
-    ) -> tuple[list[int], list[Reference], dict[int, tuple[str | None, str | None]]]:
+    ) -> tuple[list[int], list[tuple[str | None, str]], dict[int, tuple[str | None, str | None]]]:
         """Every call of the workspace (files of this run from memory, others from the store;
         ``catalog``: CodeStore.graph_files())."""
         files, edge_ids, stored = load_file_indexes(self.code, catalog, skip=set(self._fresh))
         for index, ids in self._fresh.values():
             files.append(index)
             edge_ids.extend(ids)
-        graph = CodeGraph(files, go_modules=self._go_modules(f.path for f in files))
-        return edge_ids, graph.references, stored
+        graph = CodeGraph(
+            files, go_modules=self._go_modules(f.path for f in files), resolve_all=False
+        )
+        return edge_ids, graph.bindings(site for f in files for site in f.calls), stored
 
     def _affected(self) -> tuple[set[str], set[str]] | None:
         """Names and targets of the calls outside this run's files that a change can rebind,
@@ -935,7 +950,7 @@ class Indexer:
 
     def _resolve_some(
         self, names: set[str], targets: set[str]
-    ) -> tuple[list[int], list[Reference], dict[int, tuple[str | None, str | None]]]:
+    ) -> tuple[list[int], list[tuple[str | None, str]], dict[int, tuple[str | None, str | None]]]:
         """The calls of this run's files, and the stored calls ``names``/``targets`` select,
         resolved against a graph that reads other files from the store when it needs them."""
         catalog: list[FileIndex] = []
@@ -978,7 +993,7 @@ class Indexer:
                                       line))  # fmt: skip
                 edge_ids.append(edge_id)
                 stored[edge_id] = (target, how)
-        return edge_ids, graph.resolve_sites(sites), stored
+        return edge_ids, graph.bindings(sites), stored
 
     def _route_files(self) -> list[str]:
         """Go files declaring routes (their go.mod tells how their imports resolve)."""

@@ -166,6 +166,22 @@ class CodeGraph:
             out.append(self._resolve(site))
         return out
 
+    def bindings(self, sites: Iterable[CallSite]) -> list[tuple[str | None, str]]:
+        """(target, how) of each call site, as ``resolve_sites`` finds them, without making a
+        Reference of each (the indexer keeps nothing else; a fifth of a cold resolution)."""
+        out: list[tuple[str | None, str]] = []
+        append = out.append
+        memo, lazy = self._site_memo, self._lazy
+        for site in sites:
+            if lazy:
+                self._ensure(site.path)
+            key = (site.path, site.caller, site.receiver_kind, site.receiver, site.name)
+            known = memo.get(key)
+            if known is None:
+                known = memo[key] = self._bind(site)
+            append(known[:2])
+        return out
+
     def imports_binding(self, path: str, local_name: str) -> list[ImportEdge]:
         """The imports of ``path`` that bind ``local_name``."""
         return list(self._binds(path).get(local_name, ()))
