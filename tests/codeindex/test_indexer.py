@@ -4,6 +4,7 @@ always gives both back as it found them."""
 from __future__ import annotations
 
 import gc
+import random
 import sys
 import threading
 from collections.abc import Iterator
@@ -193,3 +194,67 @@ def test_a_session_written_during_a_cold_index_keeps_its_changed_files(tmp_path:
             "WHERE d.uid = ?",
             (doc.id,),
         ) == [("pkg/m9.py",)]
+
+
+def _fulltext_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "nano-brain-fulltext" and t.is_alive()]
+
+
+def test_full_text_rows_written_during_the_load_match_their_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bulk load hands its symbol chunks to the full-text thread while it parses (here after
+    every batch); the result is the same as indexing them at the end, and a load that fails
+    midway stops the thread and leaves the repair to the next run."""
+    from nano_brain.codeindex import indexer
+    from nano_brain.search import validate_request
+    from nano_brain.store.code import FULLTEXT_PENDING_KEY
+
+    from ..faults.harness import generate_tree
+
+    monkeypatch.setattr(indexer, "FULLTEXT_STEP_CHUNKS", 1)
+    root = tmp_path / "ws"
+    names = generate_tree(root, random.Random(8), files=60)
+    wanted = [n for file_names in names.values() for n in file_names][::29]
+    config = load_config(root, overrides={"embedding": {"provider": "none"}})
+    handed: list[int] = []
+    hand = indexer.Indexer._fulltext_ranges
+
+    def counted(self: indexer.Indexer, *, last: bool) -> None:
+        handed.append(len(self._unindexed))
+        hand(self, last=last)
+
+    monkeypatch.setattr(indexer.Indexer, "_fulltext_ranges", counted)
+    write = indexer.Indexer._write_batch
+    calls = {"n": 0}
+
+    def failing(self: indexer.Indexer, *args: object) -> bool:
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise RuntimeError("disk on fire")
+        return write(self, *args)  # type: ignore[arg-type]
+
+    def found_all(brain: Brain) -> None:
+        assert _fulltext_threads() == []
+        assert brain.store.meta_get(FULLTEXT_PENDING_KEY) == "0"
+        assert brain.store.integrity_errors() == []
+        for name in wanted:
+            request = validate_request(query=name, mode="lexical", kind=["code"], track=False)
+            assert any(name in hit.title for hit in brain.search(request).results), name
+
+    with Brain(root, config=config, db_path=tmp_path / "ok.db") as brain:
+        report = indexer.Indexer(brain, workers=2, batch_bytes=64).run()
+        assert report.symbols == sum(len(v) for v in names.values())
+        assert len([n for n in handed if n]) >= 2  # ranges went over while it parsed
+        found_all(brain)
+
+    monkeypatch.setattr(indexer.Indexer, "_write_batch", failing)
+    with Brain(root, config=config, db_path=tmp_path / "failed.db") as brain:
+        with pytest.raises(RuntimeError, match="disk on fire"):
+            indexer.Indexer(brain, workers=2, batch_bytes=64).run()
+        assert _fulltext_threads() == []
+        assert brain.store.meta_get(FULLTEXT_PENDING_KEY) == "1"
+        monkeypatch.setattr(indexer.Indexer, "_write_batch", write)
+        # the next run repairs the full-text indexes and indexes the rest
+        indexer.Indexer(brain, workers=2, batch_bytes=64).run()
+        found_all(brain)
