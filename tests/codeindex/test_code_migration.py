@@ -6,7 +6,7 @@ from pathlib import Path
 
 from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
-from nano_brain.config import load_config
+from nano_brain.config import LoadedConfig, load_config
 from nano_brain.search import SearchRequest
 from nano_brain.store import CodeStore
 from nano_brain.store.sqlite._driver import sqlite_module
@@ -174,6 +174,29 @@ def test_schema_10_store_gains_the_aliased_imports_index(workspace: Path) -> Non
         assert brain.store._rows(target) == [(None,)]
 
 
+def _indexed_at_version_12(
+    workspace: Path, *, killed_before_fulltext: bool = False
+) -> tuple[Path, LoadedConfig]:
+    """Index the workspace, then put the store back at version 12 (symbol trigram rows with
+    whole titles); ``killed_before_fulltext``: as a bulk load killed before its full-text
+    rows leaves it (no symbol trigram rows, the flag set)."""
+    db_path = workspace.parent / "v12.db"
+    config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
+    with Brain(workspace, config=config, db_path=db_path) as brain:
+        CodeIndex(brain, workers=1).index()
+    db = sqlite_module().connect(str(db_path), isolation_level=None)
+    undo_migration_13(db)
+    if killed_before_fulltext:
+        db.execute(
+            "INSERT INTO chunks_tri (chunks_tri, rowid, title, body) "
+            "SELECT 'delete', id, title, '' FROM chunks WHERE symbol = 1"
+        )
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('code_fulltext_pending', '1')")
+    db.execute("PRAGMA user_version = 12")
+    db.close()
+    return db_path, config
+
+
 def test_schema_12_store_indexes_symbol_trigrams_by_name(workspace: Path) -> None:
     """Migration 13: a symbol chunk's trigram row holds the qualified name (its title's first
     line), not the name's words and docstring summary after it."""
@@ -182,14 +205,7 @@ def test_schema_12_store_indexes_symbol_trigrams_by_name(workspace: Path) -> Non
         {"lib.py": 'def parseHeaderBlock():\n    """Reads the quoxfrobulated preamble."""\n'},
     )
     (workspace / "notes.md").write_text("# Notes\n\nThe quoxfrobulated preamble is legacy.\n")
-    db_path = workspace.parent / "v12.db"
-    config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
-    with Brain(workspace, config=config, db_path=db_path) as brain:
-        CodeIndex(brain, workers=1).index()
-    db = sqlite_module().connect(str(db_path), isolation_level=None)
-    undo_migration_13(db)
-    db.execute("PRAGMA user_version = 12")
-    db.close()
+    db_path, config = _indexed_at_version_12(workspace)
 
     def trigram_hits(brain: Brain, fragment: str) -> set[str]:
         rows = brain.store._rows(
@@ -226,19 +242,7 @@ def test_schema_12_store_stopped_mid_bulk_load_is_rebuilt_by_the_next_run(
     trigram index: migration 13 must not delete rows that are not there (that corrupts an
     FTS5 index); the next index run rebuilds it."""
     write_tree(workspace, {"lib.py": "def parseHeaderBlock():\n    pass\n"})
-    db_path = workspace.parent / "v12.db"
-    config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
-    with Brain(workspace, config=config, db_path=db_path) as brain:
-        CodeIndex(brain, workers=1).index()
-    db = sqlite_module().connect(str(db_path), isolation_level=None)
-    undo_migration_13(db)
-    db.execute(
-        "INSERT INTO chunks_tri (chunks_tri, rowid, title, body) "
-        "SELECT 'delete', id, title, '' FROM chunks WHERE symbol = 1"
-    )
-    db.execute("INSERT OR REPLACE INTO meta VALUES ('code_fulltext_pending', '1')")
-    db.execute("PRAGMA user_version = 12")
-    db.close()
+    db_path, config = _indexed_at_version_12(workspace, killed_before_fulltext=True)
     with Brain(workspace, config=config, db_path=db_path) as brain:
         assert brain.store.schema_version() == len(MIGRATIONS)
         CodeIndex(brain, workers=1).index()

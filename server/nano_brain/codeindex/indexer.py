@@ -377,9 +377,8 @@ class _Fulltext(threading.Thread):
     def add(self, ranges: list[tuple[int, int]]) -> None:
         self._queue.put(ranges)
 
-    def finish(self, ranges: list[tuple[int, int]], *, bulk: bool) -> None:
-        """Hand over the last ranges and the end of the load (``bulk``: build the indexes)."""
-        self._queue.put(ranges)
+    def finish(self, *, bulk: bool) -> None:
+        """The load is over: mark its full-text rows done (``bulk``: build its indexes)."""
         self._queue.put(bulk)
 
     def stop(self) -> None:
@@ -813,7 +812,7 @@ class Indexer:
         indexer_thread, self._fulltext = self._fulltext, None
         try:
             if indexer_thread is not None:
-                indexer_thread.finish([], bulk=bulk)
+                indexer_thread.finish(bulk=bulk)
             if scope is None:
                 edge_ids, refs, stored = self._resolve_all(catalog)
             else:

@@ -159,28 +159,12 @@ class CodeGraph:
 
     def resolve_sites(self, sites: Iterable[CallSite]) -> list[Reference]:
         """Resolve call sites of files this graph knows (given or in the catalog)."""
-        out: list[Reference] = []
-        for site in sites:
-            if self._lazy:
-                self._ensure(site.path)
-            out.append(self._resolve(site))
-        return out
+        return [Reference(site, *self._binding(site)) for site in sites]
 
     def bindings(self, sites: Iterable[CallSite]) -> list[tuple[str | None, str]]:
         """(target, how) of each call site, as ``resolve_sites`` finds them, without making a
         Reference of each (the indexer keeps nothing else; a fifth of a cold resolution)."""
-        out: list[tuple[str | None, str]] = []
-        append = out.append
-        memo, lazy = self._site_memo, self._lazy
-        for site in sites:
-            if lazy:
-                self._ensure(site.path)
-            key = (site.path, site.caller, site.receiver_kind, site.receiver, site.name)
-            known = memo.get(key)
-            if known is None:
-                known = memo[key] = self._bind(site)
-            append(known[:2])
-        return out
+        return [self._binding(site)[:2] for site in sites]
 
     def imports_binding(self, path: str, local_name: str) -> list[ImportEdge]:
         """The imports of ``path`` that bind ``local_name``."""
@@ -394,13 +378,15 @@ class CodeGraph:
 
     # -- resolution --------------------------------------------------------------------------
 
-    def _resolve(self, site: CallSite) -> Reference:
+    def _binding(self, site: CallSite) -> tuple[str | None, str, tuple[str, ...]]:
+        if self._lazy:
+            self._ensure(site.path)
         # the same call in the same function resolves the same way (a fifth of all calls)
         key = (site.path, site.caller, site.receiver_kind, site.receiver, site.name)
         known = self._site_memo.get(key)
         if known is None:
             known = self._site_memo[key] = self._bind(site)
-        return Reference(site, *known)
+        return known
 
     def _bind(self, site: CallSite) -> tuple[str | None, str, tuple[str, ...]]:
         try:
