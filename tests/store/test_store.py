@@ -19,6 +19,25 @@ def test_fresh_store_is_migrated_in_wal_mode(tmp_path: Path) -> None:
     assert again.meta_get("workspace_id") == "ws1"
 
 
+def test_new_store_has_8k_pages_and_an_existing_store_keeps_its_own(tmp_path: Path) -> None:
+    store = Store(tmp_path / "new.db", "ws1")
+    assert store._rows("PRAGMA page_size")[0][0] == 8192
+    store.close()
+    # a store made with SQLite's default pages (as every store was before) opens, migrates
+    # and takes writes as it is
+    old = tmp_path / "old.db"
+    conn = sqlite_module().connect(str(old))
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.close()
+    store = Store(old, "ws1")
+    assert store._rows("PRAGMA page_size")[0][0] == 4096
+    assert store.schema_version() == SCHEMA_VERSION
+    store.meta_set("probe", "1")
+    assert store.meta_get("probe") == "1"
+    store.close()
+
+
 def test_store_of_another_workspace_is_refused(tmp_path: Path) -> None:
     Store(tmp_path / "b.db", "ws1").close()
     with pytest.raises(StoreError, match="belongs to workspace ws1"):

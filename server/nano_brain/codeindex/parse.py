@@ -75,17 +75,18 @@ def _parse(rel_path: str, source: bytes, language: str | None, *, captures: bool
     index = FileIndex(path=rel_path, language=lang, has_errors=root.has_error)
     raw_defs: list[_Def] = []
     raw_calls: list[tuple[Node, Node]] = []
-    raw_assigns: list[tuple[Node, Node, Node]] = []
+    raw_assigns: list[tuple[Node, Node]] = []
     raw_routes: list[dict[str, list[Node]]] = []
     for _, caps in QueryCursor(rules.query).matches(root):
         if "route" in caps:
             raw_routes.append(caps)
         elif "call" in caps:
             raw_calls.append((caps["call"][0], caps["name"][0]))
-        elif "assign" in caps:
-            raw_assigns.append(
-                (caps["assign"][0], caps["assign.target"][0], caps["assign.value"][0])
-            )
+        elif "callee" in caps:  # a bare call: the call starts where its name does
+            callee = caps["callee"][0]
+            raw_calls.append((callee, callee))
+        elif "assign.target" in caps:  # an assignment starts with its target
+            raw_assigns.append((caps["assign.target"][0], caps["assign.value"][0]))
         elif "import" in caps:
             index.imports.extend(rules.read_imports(caps["import"][0], rel_path))
         else:
@@ -321,7 +322,7 @@ def _calls(
 
 
 def _assignments(
-    found: list[tuple[Node, Node, Node]], path: str, defs: list[_Def], receivers: set[str]
+    found: list[tuple[Node, Node]], path: str, defs: list[_Def], receivers: set[str]
 ) -> list[Assignment]:
     """Assignments in source order, each attributed to its innermost enclosing scope
     (a function or class; a module-level variable's own symbol is not a scope).
@@ -335,11 +336,11 @@ def _assignments(
     out: list[Assignment] = []
     stack: list[_Def] = []
     i = 0
-    for node, target, value in sorted(found, key=lambda f: f[0].start_byte):
+    for target, value in sorted(found, key=lambda f: f[0].start_byte):
         name = "".join(_node_text(target).split())
         if name not in receivers:
             continue
-        start = node.start_byte
+        start = target.start_byte
         while i < len(symbols) and symbols[i].start <= start:
             while stack and stack[-1].end <= symbols[i].start:
                 stack.pop()
@@ -359,7 +360,7 @@ def _assignments(
                 scope.qualified_name if scope is not None else None,
                 name,
                 called,
-                node.start_point[0] + 1,
+                target.start_point[0] + 1,
             )
         )
     return out

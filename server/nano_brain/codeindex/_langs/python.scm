@@ -14,15 +14,15 @@
 (module (expression_statement (assignment left: (identifier) @name) @def.variable))
 (module (type_alias_statement left: (type (identifier) @name)) @def.type)
 
-;; Calls
-(call function: (identifier) @name) @call
+;; Calls (a bare call is captured by its name alone: the call starts where the name does)
+(call function: (identifier) @callee)
 (call function: (attribute object: (_) attribute: (identifier) @name)) @call
 
 ;; Imports (read by the rules' read_imports)
 (import_statement) @import
 (import_from_statement) @import
 
-;; Assignments (they type call receivers)
+;; Assignments (they type call receivers; one starts where its target does)
 (assignment
   left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @assign.target
-  right: (_) @assign.value) @assign
+  right: (_) @assign.value)

@@ -32,6 +32,12 @@ from ._driver import sqlite_module
 log = logging.getLogger(__name__)
 
 SIDE_SUFFIXES = ("-wal", "-shm")
+#: Page size of a new store (SQLite's default is 4096). A store is mostly symbol and note text
+#: in FTS5 and b-trees; with 8 KB pages a cold index of the standard library made half the
+#: read and write calls (WAL frames and checkpoints are one call per page) and its process
+#: took a tenth less CPU, in a 4% smaller file. 16 KB wrote three times the WAL bytes. A
+#: store keeps the size it was created with (a WAL file's cannot change without a VACUUM).
+PAGE_SIZE = 8192
 # SQLite primary result codes (the low byte of an extended code).
 BUSY, LOCKED, READONLY, CORRUPT, NOTADB = 5, 6, 8, 11, 26
 #: Codes that a damaged file can cause besides CORRUPT and NOTADB: ERROR, INTERNAL, IOERR and
@@ -242,6 +248,7 @@ def _create(path: Path) -> None:
         os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         conn = sqlite_module().connect(str(temporary))
         try:
+            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # before the first write
             conn.execute("PRAGMA journal_mode = WAL")  # writes the header: never an empty file
         finally:
             conn.close()
