@@ -86,3 +86,29 @@ def test_typed_receivers_survive_an_incremental_reindex(
     report = code.index()
     assert report.parsed == 1  # app.py is not re-parsed: its assignments come from the store
     assert sorted(c.caller for c in code.callers("buf.py::Buffer.close")) == before
+
+
+def test_targets_written_with_blanks_or_non_ascii_names_type_their_receivers(
+    graph_of: Callable[..., CodeGraph],
+) -> None:
+    # the receivers of these calls are compared without blanks, and the names are not ASCII:
+    # neither may be lost to the byte comparison that skips most assignments
+    app = (
+        "from buf import Buffer\n"
+        "\n"
+        "class Reader:\n"
+        "    def __init__(self):\n"
+        "        self . source = Buffer()\n"
+        "\n"
+        "    def finish(self):\n"
+        "        self.source.close()\n"
+        "\n"
+        "def local():\n"
+        "    größe = Buffer()\n"
+        "    größe.close()\n"
+    )
+    got = targets(graph_of({"buf.py": BUF, "app.py": app}))
+    assert got == {
+        ("Reader.finish", 8): "buf.py::Buffer.close",
+        ("local", 12): "buf.py::Buffer.close",
+    }
