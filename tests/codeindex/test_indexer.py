@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 
 from nano_brain import Brain
+from nano_brain.codeindex.indexer import POOL_THRESHOLD
 from nano_brain.codeindex.service import CodeIndex
 from nano_brain.config import load_config
+
+from .conftest import write_tree
 
 
 @pytest.fixture
@@ -258,3 +261,37 @@ def test_full_text_rows_written_during_the_load_match_their_chunks(
         # the next run repairs the full-text indexes and indexes the rest
         indexer.Indexer(brain, workers=2, batch_bytes=64).run()
         found_all(brain)
+
+
+def test_symbol_documents_keep_their_text_in_their_chunk_only(
+    workspace: Path, lexical_brain: Brain
+) -> None:
+    alpha = 'def alpha(x):\n    """Doubles x."""\n    return 2 * x\n'
+    files = {f"m{i:02d}.py": f"def f{i}():\n    return {i}\n" for i in range(POOL_THRESHOLD)}
+    write_tree(workspace, {**files, "a.py": alpha})
+    code = CodeIndex(lexical_brain, workers=2)
+    assert code.index().workers == 2  # the bulk load of a first index
+    store = lexical_brain.store.local
+
+    def written(qname: str) -> str:
+        rows = store._rows("SELECT content FROM documents WHERE source_path = ?", (qname,))
+        assert len(rows) == 1
+        return str(rows[0][0])
+
+    # the text is written once, in the chunk, and read back as the document's
+    assert written("code://a.py::alpha") == ""
+    assert lexical_brain.get("code://a.py::alpha").content == alpha.strip()
+    # the same for a file re-indexed alone
+    beta = "def beta():\n    return alpha(3)\n"
+    (workspace / "a.py").write_text(alpha + "\n\n" + beta)
+    code.index(paths=["a.py"])
+    assert written("code://a.py::beta") == ""
+    assert lexical_brain.get("code://a.py::beta").content == beta.strip()
+    assert lexical_brain.get("code://a.py::alpha").content == alpha.strip()
+    # a document written with its text (as every one was before) reads that text
+    with store.transaction():
+        store._exec(
+            "UPDATE documents SET content = 'as stored' WHERE source_path = ?",
+            ("code://m00.py::f0",),
+        )
+    assert lexical_brain.get("code://m00.py::f0").content == "as stored"

@@ -14,7 +14,15 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..filters import Filters
-from .predicate import DOC_COLUMNS, IN_FORCE_AT, ORDERS, decision_sql, document, predicate
+from .predicate import (
+    DOC_COLUMNS,
+    DOC_CONTENT,
+    IN_FORCE_AT,
+    ORDERS,
+    decision_sql,
+    document,
+    predicate,
+)
 from .rows import AuditRow, ChunkRow, DocumentRow, Tombstone
 
 if TYPE_CHECKING:
@@ -90,7 +98,7 @@ class DocumentQueries:
         all_versions: bool = False,
         as_of: float | None = None,
     ) -> list[DocumentRow]:
-        columns = DOC_COLUMNS if content else DOC_COLUMNS.replace("d.content,", "'',")
+        columns = DOC_COLUMNS if content else DOC_COLUMNS.replace(DOC_CONTENT, "''")
         state: tuple[float, ...] = ()
         if as_of is not None:
             columns = columns.replace(

@@ -276,7 +276,7 @@ class CodeStore:
                 if s[10] and SYMBOL_SOURCE_PREFIX + s[0] not in tombstoned:
                     own = doc_id
                     doc_id += 1
-                    docs.append((own, s[14], s[0], s[10], s[11], s[13]))
+                    docs.append((own, s[14], s[0], s[11], s[13]))
                     chunks.append((chunk_id, own, s[12], s[10], s[2], s[6], s[7]))
                     chunk_id += 1
                 sym_rows.append((file_id, own) + s[:10])
@@ -304,7 +304,7 @@ class CodeStore:
             "INSERT INTO documents (id, workspace_id, uid, kind, collection, title, content, "
             "content_hash, source_path, metadata, created_at, updated_at, recorded_at, "
             f"valid_from, author) VALUES (?1, {w}, ?2, 'code', {_literal(CODE_COLLECTION)}, ?3, "
-            f"?4, ?5, {_literal(SYMBOL_SOURCE_PREFIX)} || ?3, ?6, {t}, {t}, {t}, {t}, 'index')",
+            f"'', ?4, {_literal(SYMBOL_SOURCE_PREFIX)} || ?3, ?5, {t}, {t}, {t}, {t}, 'index')",
             docs,
         )
         self._many(
@@ -486,7 +486,8 @@ class CodeStore:
             elif s[10] and SYMBOL_SOURCE_PREFIX + qname not in tombstoned:
                 own = doc_id
                 doc_id += 1
-                docs.append((own, ws, s[14], CODE_COLLECTION, qname, s[10], s[11],
+                # the text lives in the chunk only (see DOC_CONTENT)
+                docs.append((own, ws, s[14], CODE_COLLECTION, qname, "", s[11],
                              SYMBOL_SOURCE_PREFIX + qname, s[13], now, now, now, now))  # fmt: skip
                 chunks.append((chunk_id, own, ws, s[12], s[10], s[2], s[6], s[7]))
                 chunk_id += 1
