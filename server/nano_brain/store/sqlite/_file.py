@@ -36,8 +36,8 @@ SIDE_SUFFIXES = ("-wal", "-shm")
 #: in FTS5 and b-trees; with 8 KB pages a cold index of the standard library made half the
 #: read and write calls (WAL frames and checkpoints are one call per page) and its process
 #: took 6% less CPU (10-20% with the parse left out), in a 4% smaller file. 16 KB wrote three
-#: times the WAL bytes. A
-#: store keeps the size it was created with (a WAL file's cannot change without a VACUUM).
+#: times the WAL bytes. A store keeps the size it was created with (a WAL file's cannot change
+#: without a VACUUM).
 PAGE_SIZE = 8192
 # SQLite primary result codes (the low byte of an extended code).
 BUSY, LOCKED, READONLY, CORRUPT, NOTADB = 5, 6, 8, 11, 26
