@@ -273,8 +273,8 @@ def test_symbol_documents_keep_their_text_in_their_chunk_only(
     assert code.index().workers == 2  # the bulk load of a first index
     store = lexical_brain.store.local
 
-    def written(qname: str) -> str:
-        rows = store._rows("SELECT content FROM documents WHERE source_path = ?", (qname,))
+    def written(source: str) -> str:
+        rows = store._rows("SELECT content FROM documents WHERE source_path = ?", (source,))
         assert len(rows) == 1
         return str(rows[0][0])
 

@@ -300,6 +300,7 @@ class CodeStore:
             f"?5, ?6, ?7, ?8, ?9, {t})",
             file_rows,
         )
+        # a symbol's text goes into its chunk only (see DOC_CONTENT)
         self._many(
             "INSERT INTO documents (id, workspace_id, uid, kind, collection, title, content, "
             "content_hash, source_path, metadata, created_at, updated_at, recorded_at, "
