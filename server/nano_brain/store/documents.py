@@ -28,6 +28,11 @@ from .rows import AuditRow, ChunkRow, DocumentRow, Tombstone
 if TYPE_CHECKING:
     from .interface import SqlStore
 
+#: Rows per multi-row INSERT (see `DocumentQueries._insert_rows`), and the cap on one
+#: statement's parameters (SQLite allows 32,766; PostgreSQL 65,535).
+_ROWS_PER_STATEMENT = 64
+_PARAMS_PER_STATEMENT = 30_000
+
 
 class DocumentQueries:
     """Mixed into a dialect's store: everything about documents that is portable SQL."""
@@ -362,12 +367,32 @@ class DocumentQueries:
                 (doc_id, self.workspace_id, tag),
             )
 
+    def _insert_rows(self: SqlStore, head: str, rows: Sequence[Sequence[Any]]) -> None:
+        """``head VALUES (...), (...)``: many rows per statement, for tables whose triggers
+        write full-text rows.
+
+        SQLite's FTS5 writes out what it holds in memory at the start of every statement that
+        changes it, and merges segments as they pile up: a chunk inserted per statement
+        (``executemany``) cost 0.4 ms, 64 per statement 0.05 ms each.
+        """
+        if not rows:
+            return
+        width = len(rows[0])
+        step = max(1, min(_ROWS_PER_STATEMENT, _PARAMS_PER_STATEMENT // width))
+        marks = "(" + ", ".join("?" * width) + ")"
+        for start in range(0, len(rows), step):
+            group = rows[start : start + step]
+            self._exec(
+                f"{head} VALUES {', '.join([marks] * len(group))}",
+                [value for row in group for value in row],
+            )
+
     def replace_chunks(self: SqlStore, doc_id: int, chunks: Sequence[ChunkRow]) -> None:
         """Swap a document's chunks (their index rows and vectors go with them)."""
         self._exec("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-        self._many(
+        self._insert_rows(
             "INSERT INTO chunks (doc_id, workspace_id, seq, title, body, heading, start_line, "
-            "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "end_line)",
             [
                 (
                     doc_id,

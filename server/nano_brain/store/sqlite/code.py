@@ -553,9 +553,10 @@ class CodeStore:
             for i, (seq, body, heading, start, end) in enumerate(chunks)
         ]
         self._insert_documents(docs, [])
-        self._many(
+        # the chunks' triggers write their full-text rows: many rows per statement
+        self.store._insert_rows(
             "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
-            "end_line, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "end_line, seq)",
             rows,
         )
         self._exec("UPDATE code_files SET doc_id = ? WHERE id = ?", (doc_id, file_id))
