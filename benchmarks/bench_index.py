@@ -14,16 +14,22 @@ prints, for the same files:
   of five each;
 - the peak RSS of the indexing process and of its parse workers, and the store's size.
 
+With ``--floors`` it also times, alternating with the one-core parse, what a cold index
+cannot go below with its design: tree-sitter's parse alone in a pool of ``--workers``
+processes, and the parse workers' whole job (parse and extraction, the indexer's own worker
+function over every file in the same order) with the results thrown away.
+
 Finally it embeds a sample of the symbol chunks with the local model (``--embed-sample 0``
 skips that).
 
-    python benchmarks/bench_index.py [--root DIR] [--workers 2] [--embed-sample 500]
+    python benchmarks/bench_index.py [--root DIR] [--workers 2] [--embed-sample 500] [--floors]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import resource
 import shutil
@@ -32,9 +38,11 @@ import subprocess
 import sysconfig
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from nano_brain import Brain
+from nano_brain.codeindex import indexer
 from nano_brain.codeindex.indexer import IndexReport
 from nano_brain.codeindex.languages import code_extensions, get_parser
 from nano_brain.codeindex.service import CodeIndex
@@ -58,6 +66,9 @@ def main() -> None:
     parser.add_argument("--embed-sample", type=int, default=500)
     parser.add_argument("--model", default=None, help="local embedding model key (default: ours)")
     parser.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
+    parser.add_argument(
+        "--floors", action="store_true", help="also time the parse and the workers' job alone"
+    )
     args = parser.parse_args()
     root = args.root or Path(sysconfig.get_paths()["stdlib"])
     exclude = list(args.exclude if args.exclude is not None else
@@ -83,6 +94,8 @@ def main() -> None:
                 args.rounds,
             ),
         }
+        if args.floors:
+            results["floors"] = floors(work, exclude, args.workers, args.rounds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(results, indent=2))
@@ -243,6 +256,49 @@ def run(
     if embed_sample:
         out["embedding"] = _embed(work, db, embed_sample, model)
     return out
+
+
+def _parse_job(job: tuple[str, str]) -> None:
+    language, path = job
+    with open(path, "rb") as fh:
+        get_parser(language).parse(fh.read())
+
+
+def _pool_seconds(fn: object, jobs: list, workers: int, initializer: object = None) -> float:
+    """Wall seconds of a pool of ``workers`` processes mapping ``fn`` over ``jobs`` as the
+    indexer's pool does (forked, four jobs at a time), results dropped."""
+    started = time.perf_counter()
+    with ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=initializer
+    ) as pool:
+        for _ in pool.map(fn, jobs, chunksize=4):  # type: ignore[arg-type]
+            pass
+    return time.perf_counter() - started
+
+
+def floors(work: Path, exclude: list[str], workers: int, n_rounds: int) -> dict:
+    """The parse alone and the parse workers' whole job alone on ``workers`` cores, each over
+    the mean of the one-core parse-only runs either side of it (median of the rounds)."""
+    files = sorted(_source_files(work, exclude), key=lambda w: -w.size)  # the indexer's order
+    parse_jobs = [(w.language, str(w.abs_path)) for w in files]
+    # the indexer's own worker function and setup: the floor is exactly what its workers do
+    work_jobs = [(w.path, str(w.abs_path), w.language, None, 2000, 200, 1 << 20) for w in files]
+    rows = []
+    before, _ = parse_only(files)
+    for _ in range(max(1, n_rounds)):
+        parse_s = _pool_seconds(_parse_job, parse_jobs, workers)
+        job_s = _pool_seconds(indexer._work, work_jobs, workers, indexer._worker_start)
+        after, _ = parse_only(files)
+        one_core = (before + after) / 2
+        rows.append((parse_s / one_core, job_s / one_core, parse_s, job_s))
+        before = after
+    return {
+        "parse_alone_on_workers_over_parse_only": round(statistics.median(r[0] for r in rows), 2),
+        "workers_job_alone_over_parse_only": round(statistics.median(r[1] for r in rows), 2),
+        "rounds": [
+            {"parse_alone_s": round(r[2], 2), "workers_job_alone_s": round(r[3], 2)} for r in rows
+        ],
+    }
 
 
 def _embed(work: Path, db: Path, sample: int, model: str | None) -> dict:
