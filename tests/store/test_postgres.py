@@ -16,9 +16,11 @@ import pytest
 from nano_brain import Brain, Filters, SearchRequest
 from nano_brain.config import load_config
 from nano_brain.errors import StoreError
-from nano_brain.store import SqliteStore
+from nano_brain.store import ChunkRow, SqliteStore
+from nano_brain.store.documents import _ROWS_PER_STATEMENT
 from nano_brain.store.postgres import schema, testserver
 from nano_brain.store.postgres.store import PostgresStore, _arrays, migrate
+from nano_brain.store.rows import fts_match
 from nano_brain.store.transfer import copy_memory
 
 from .conftest import team_brain
@@ -435,3 +437,28 @@ def test_a_copy_leaves_the_planner_statistics_up_to_date(
     with psycopg.connect(owner, autocommit=True) as conn:
         assert conn.execute(tuples, ("chunks",)).fetchone()[0] == 12
         assert conn.execute(tuples, ("chunk_terms",)).fetchone()[0] == postings > 12
+
+
+def test_chunks_go_in_many_to_a_statement_on_postgres_too(tmp_path: Path, app_url: str) -> None:
+    """`replace_chunks` writes more rows than one statement takes (`_insert_rows`): every
+    chunk lands in order, searchable, and a replacement leaves none of the old ones."""
+    def word(i: int) -> str:
+        return "zq" + "".join("abcdefghij"[int(d)] for d in f"{i:04d}")
+
+    with team_brain(tmp_path / "ws", app_url, "team/chunks") as brain:
+        doc = brain.write("Many chunks.", title="Many").document
+        store = brain.store.team
+        found = store.find_current(doc.id)
+        assert found is not None
+        count = 2 * _ROWS_PER_STATEMENT + 13
+        rows = [ChunkRow(i, f"part {i}", f"body {word(i)}", "", i + 1, i + 1) for i in range(count)]
+        with store.transaction():
+            store.replace_chunks(found.id, rows)
+        assert [c for _, c in store.chunks_of(found.id)] == rows
+        last = store.lexical("chunks_fts", fts_match([word(count - 1)], "OR"), Filters(), 10)
+        assert [h.doc_id for h in last] == [found.id]
+        with store.transaction():
+            store.replace_chunks(found.id, rows[:3])
+        assert len(store.chunks_of(found.id)) == 3
+        gone = store.lexical("chunks_fts", fts_match([word(count - 1)], "OR"), Filters(), 10)
+        assert gone == []
