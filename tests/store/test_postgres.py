@@ -442,6 +442,7 @@ def test_a_copy_leaves_the_planner_statistics_up_to_date(
 def test_chunks_go_in_many_to_a_statement_on_postgres_too(tmp_path: Path, app_url: str) -> None:
     """`replace_chunks` writes more rows than one statement takes (`_insert_rows`): every
     chunk lands in order, searchable, and a replacement leaves none of the old ones."""
+
     def word(i: int) -> str:
         return "zq" + "".join("abcdefghij"[int(d)] for d in f"{i:04d}")
 
