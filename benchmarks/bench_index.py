@@ -42,7 +42,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from nano_brain import Brain
-from nano_brain.codeindex import indexer
+from nano_brain.codeindex import DEFAULT_MAX_BYTES, indexer
 from nano_brain.codeindex.indexer import IndexReport
 from nano_brain.codeindex.languages import code_extensions, get_parser
 from nano_brain.codeindex.service import CodeIndex
@@ -282,7 +282,12 @@ def floors(work: Path, exclude: list[str], workers: int, n_rounds: int) -> dict:
     files = sorted(_source_files(work, exclude), key=lambda w: -w.size)  # the indexer's order
     parse_jobs = [(w.language, str(w.abs_path)) for w in files]
     # the indexer's own worker function and setup: the floor is exactly what its workers do
-    work_jobs = [(w.path, str(w.abs_path), w.language, None, 2000, 200, 1 << 20) for w in files]
+    chunking = load_config(work).config.chunking
+    work_jobs = [
+        (w.path, str(w.abs_path), w.language, None, chunking.max_chars, chunking.overlap_chars,
+         DEFAULT_MAX_BYTES)
+        for w in files
+    ]  # fmt: skip
     rows = []
     before, _ = parse_only(files)
     for _ in range(max(1, n_rounds)):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from nano_brain.filters import Filters
 from nano_brain.store import ChunkRow, Store
-from nano_brain.store.documents import _PARAMS_PER_STATEMENT, _ROWS_PER_STATEMENT
+from nano_brain.store.documents import _ROWS_PER_STATEMENT, PARAMS_PER_STATEMENT
 from nano_brain.store.rows import fts_match
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=80)
@@ -83,7 +83,7 @@ def test_wide_rows_stay_under_the_parameter_cap_and_none_is_null(tmp_path: Path)
     than one statement's worth would fail to prepare); a bound None is stored as NULL."""
     store = Store(tmp_path / "b.db", "ws1")
     width = 1000  # SQLite allows 2,000 columns; 64 such rows would bind 64,000 values
-    assert _ROWS_PER_STATEMENT * width > 32_766 > _PARAMS_PER_STATEMENT
+    assert _ROWS_PER_STATEMENT * width > 32_766 > PARAMS_PER_STATEMENT
     rows = [(n, *([None] * (width - 2)), f"last {n}") for n in range(100)]
     with store.transaction():
         store._exec("CREATE TEMP TABLE wide (" + ", ".join(f"c{i}" for i in range(width)) + ")")

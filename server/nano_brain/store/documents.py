@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 #: Rows per multi-row INSERT (see `DocumentQueries._insert_rows`), and the cap on one
 #: statement's parameters (SQLite allows 32,766; PostgreSQL 65,535).
 _ROWS_PER_STATEMENT = 64
-_PARAMS_PER_STATEMENT = 30_000
+PARAMS_PER_STATEMENT = 30_000
 
 
 class DocumentQueries:
@@ -378,7 +378,7 @@ class DocumentQueries:
         if not rows:
             return
         width = len(rows[0])
-        step = max(1, min(_ROWS_PER_STATEMENT, _PARAMS_PER_STATEMENT // width))
+        step = max(1, min(_ROWS_PER_STATEMENT, PARAMS_PER_STATEMENT // width))
         marks = "(" + ", ".join("?" * width) + ")"
         for start in range(0, len(rows), step):
             group = rows[start : start + step]

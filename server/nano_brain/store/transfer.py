@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .documents import PARAMS_PER_STATEMENT
 from .spaces import SPACES, Space, space_of_kind
 
 if TYPE_CHECKING:
@@ -198,8 +199,8 @@ def _copy_documents(
 
 
 def _groups(rows: list[Any], width: int) -> Iterator[list[Any]]:
-    """Rows in groups small enough for one statement's parameters (SQLite allows 32,766)."""
-    step = max(1, 30_000 // width)
+    """Rows in groups small enough for one statement's parameters."""
+    step = max(1, PARAMS_PER_STATEMENT // width)
     for start in range(0, len(rows), step):
         yield rows[start : start + step]
 
