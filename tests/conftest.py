@@ -182,6 +182,18 @@ def _store_backend(request: pytest.FixtureRequest, _isolated_dirs: None) -> Iter
     yield backend
 
 
+def trust_workspace_config(workspace: Path, state_home: str | Path | None = None) -> None:
+    """Trust `workspace`'s `.nano-brain.yml` as it is now, as `nano-brain trust` does (for a
+    subprocess with its own XDG state folder, pass that folder)."""
+    from nano_brain import paths
+    from nano_brain.config import WORKSPACE_CONFIG_NAME
+    from nano_brain.trust import TrustStore, digest
+
+    file = paths.workspace_root(workspace) / WORKSPACE_CONFIG_NAME
+    store = TrustStore(Path(state_home) / "nano-brain" if state_home is not None else None)
+    store.allow(file, digest(file.read_bytes()))
+
+
 class TinyEmbedder(EmbeddingProvider):
     """A deterministic bag-of-words hashing embedder, for unit tests that need speed only."""
 

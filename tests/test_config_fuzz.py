@@ -22,6 +22,8 @@ from pydantic import BaseModel, ValidationError
 
 from nano_brain.config import MAX_CONFIG_BYTES, WORKSPACE_CONFIG_NAME, Config, load_config
 
+from .conftest import trust_workspace_config
+
 FUZZ = settings(
     derandomize=True,
     database=None,  # the same examples every run, in CI and here
@@ -84,6 +86,8 @@ def _load(text: bytes, *, where: str, tmp: Path) -> Any:
     global_file = tmp / "global.yml"
     target = ws / WORKSPACE_CONFIG_NAME if where == "workspace" else global_file
     target.write_bytes(text)
+    if where == "workspace":  # its endpoints and paths count only once trusted (test_trust.py)
+        trust_workspace_config(ws)
     os.environ["NANO_BRAIN_CONFIG"] = str(global_file)
     try:
         return load_config(ws, env={})

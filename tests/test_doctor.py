@@ -99,8 +99,9 @@ def test_config_warnings_and_a_model_mismatch_come_with_their_fix(brain: Brain) 
     mismatch = checks[("store", "text model")]
     assert mismatch.level == "error" and "someone-else/model" in mismatch.detail
     assert mismatch.fix == "nano-brain reembed"
-    config = [c for c in report.checks if c.area == "config"]
+    config = [c for c in report.checks if c.name == "config"]
     assert config and all(c.level == "warning" for c in config)
+    assert checks[("config", "trust")].level == "ok"  # the file sets nothing needing trust
     assert "search" in config[0].detail
     assert checks[("store", "integrity")].detail == "integrity_check: ok"
 

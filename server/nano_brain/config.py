@@ -18,8 +18,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import paths
-from .errors import NanoBrainError
+from .errors import InvalidInputError, NanoBrainError
 from .timeutil import parse_duration
+from .trust import WorkspaceTrust, judge
 
 log = logging.getLogger(__name__)
 
@@ -268,11 +269,12 @@ class HarvestConfig(_Section):
     @field_validator("ticket_patterns")
     @classmethod
     def _regexes(cls, value: list[str]) -> list[str]:
+        # the engine that runs them decides; imported here, as a config that sets no
+        # patterns (most) needs no engine loaded
+        from .userpatterns import compile_pattern
+
         for pattern in value:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
+            compile_pattern(pattern)  # ValueError naming the pattern
         return value
 
     @field_validator("agents")
@@ -357,6 +359,8 @@ class LoadedConfig(BaseModel):
     config: Config
     warnings: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
+    trust: WorkspaceTrust | None = None
+    """The verdict on the workspace file, when it sets anything that needs trust."""
 
 
 def load_config(
@@ -364,26 +368,39 @@ def load_config(
     *,
     overrides: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    workspace_trusted: bool | None = None,
 ) -> LoadedConfig:
-    """Merge every config source for a workspace; never raises on a bad value."""
+    """Merge every config source for a workspace; never raises on a bad value.
+
+    The workspace file's sensitive keys count only when it is trusted (`trust`):
+    `workspace_trusted` is an editor's own verdict, None to go by `nano-brain trust`.
+    """
     warnings: list[str] = []
     sources: list[str] = []
     merged: dict[str, Any] = {}
-    files = [Path(os.environ.get("NANO_BRAIN_CONFIG", paths.config_dir() / "config.yml"))]
-    if root is not None:
-        files.append(root / WORKSPACE_CONFIG_NAME)
-    for file in files:
-        data = _read_yaml(file, warnings)
-        if data is not None:
-            sources.append(str(file))
-            _deep_merge(merged, data)
+    user_file = Path(os.environ.get("NANO_BRAIN_CONFIG", paths.config_dir() / "config.yml"))
+    judged: WorkspaceTrust | None = None
+    workspace_file = paths.workspace_root(root) / WORKSPACE_CONFIG_NAME if root else None
+    for file, own in ((user_file, True), (workspace_file, False)):
+        if file is None:
+            continue
+        read = _read_yaml(file, warnings)
+        if read is None:
+            continue
+        data, raw = read
+        if not own:
+            judged = judge(file, raw, data, editor=workspace_trusted)
+            if judged is not None and (line := judged.warning()) is not None:
+                warnings.append(line)
+        sources.append(str(file))
+        _deep_merge(merged, data)
     _deep_merge(merged, _from_env(os.environ if env is None else env))
     if overrides:
         _deep_merge(merged, overrides)
     config = validate_leniently(Config, merged, "", warnings)
     for message in warnings:
         log.warning("config: %s", message)
-    return LoadedConfig(config=config, warnings=warnings, sources=sources)
+    return LoadedConfig(config=config, warnings=warnings, sources=sources, trust=judged)
 
 
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -443,7 +460,9 @@ def _read_bounded(path: Path) -> bytes | None:
     return data
 
 
-def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any] | None:
+def _read_yaml(path: Path, warnings: list[str]) -> tuple[dict[str, Any], bytes] | None:
+    """The mapping a config file holds and the bytes it was parsed from; None when there is
+    no usable file (a warning says why)."""
     try:
         raw = _read_bounded(path)
         if raw is None:
@@ -453,11 +472,23 @@ def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any] | None:
         warnings.append(f"{path}: cannot be read ({_why(exc)}); ignored")
         return None
     if data is None:
-        return {}
+        return {}, raw
     if not isinstance(data, dict):
         warnings.append(f"{path}: top level must be a mapping; ignored")
         return None
-    return data
+    return data, raw
+
+
+def read_config_file(path: Path) -> tuple[dict[str, Any], bytes] | None:
+    """A config file's mapping and the bytes it came from; None when there is no file.
+
+    Raises InvalidInputError for a file that cannot be used (unreadable, not YAML, too big).
+    """
+    problems: list[str] = []
+    read = _read_yaml(path, problems)
+    if problems:
+        raise InvalidInputError(problems[0])
+    return read
 
 
 def _why(exc: Exception) -> str:
@@ -498,15 +529,13 @@ def validate_leniently(model: type[BaseModel], data: Any, where: str, warnings: 
     """
     if not isinstance(data, dict):
         warnings.append(
-            f"{where or 'config'}: expected a mapping, got {_brief(data)}; using defaults"
+            f"{where or 'config'}: expected a mapping, got {brief(data)}; using defaults"
         )
         return model()
     clean: dict[str, Any] = {}
     aliases = {f.alias: n for n, f in model.model_fields.items() if f.alias}
     for raw_key, value in data.items():
-        name = (
-            f"{where}.{_brief(raw_key, quoted=False)}" if where else _brief(raw_key, quoted=False)
-        )
+        name = f"{where}.{brief(raw_key, quoted=False)}" if where else brief(raw_key, quoted=False)
         key = aliases.get(str(raw_key), str(raw_key))
         field = model.model_fields.get(key)
         if field is None:
@@ -524,7 +553,7 @@ def validate_leniently(model: type[BaseModel], data: Any, where: str, warnings: 
             reason = " ".join(str(reason).split())  # one line, whatever the message held
             default = field.get_default(call_default_factory=True)
             warnings.append(
-                f"{name}: invalid value {_brief(value)} ({reason[:200]}); using default {default!r}"
+                f"{name}: invalid value {brief(value)} ({reason[:200]}); using default {default!r}"
             )
             continue
         clean[key] = getattr(probe, key)
@@ -540,12 +569,16 @@ _REPR.maxstring = _REPR.maxother = 80
 _REPR.maxlevel = 3
 
 
-def _brief(value: Any, *, quoted: bool = True) -> str:
+def brief(value: Any, *, quoted: bool = True) -> str:
     """A value for a warning: bounded, however long or deep what the user wrote is, and
     without the password of a URL."""
     if not quoted and isinstance(value, str) and value.isprintable() and len(value) <= 80:
         return value  # a key as the user typed it; anything odd is shown quoted
     if isinstance(value, str):
+        if "://" in value:  # a URL's parameters may hide a password (`pass%77ord=`): mask all
+            from .store.postgres._connect import shown
+
+            value = shown(value)
         value = _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", value))
     return _REPR.repr(value)
 

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from . import paths
 from .config import Config, load_config
 from .errors import NanoBrainError
+from .trust import WorkspaceTrust
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,9 @@ def run(
     checks.extend(_guarded("install", _install))
     checks.extend(_guarded("install", _grammars))
     loaded = load_config(workspace if workspace.is_dir() else None)
-    checks.extend(_config(loaded.warnings))
+    trust_line = loaded.trust.warning() if loaded.trust is not None else None
+    checks.extend(_config([w for w in loaded.warnings if w != trust_line]))
+    checks.extend(_trust(loaded.trust))
     checks.extend(_guarded("store", lambda: _store(workspace, loaded.config, db_path, repair)))
     checks.extend(_guarded("files", lambda: _files(workspace)))
     checks.extend(_guarded("transcripts", lambda: _transcripts(workspace, loaded.config)))
@@ -204,6 +207,24 @@ def _config(warnings: list[str]) -> Iterator[Check]:
             "warning",
             text,
             "correct or remove the value in config.yml (`nano-brain config`)",
+        )
+
+
+def _trust(trust: WorkspaceTrust | None) -> Iterator[Check]:
+    """Whether the workspace's own config file may set endpoints, keys and outside paths."""
+    if trust is None:
+        yield Check("config", "trust", "ok", "the workspace config sets nothing that needs trust")
+    elif trust.trusted:
+        detail = f"{trust.path} trusted by {trust.by}: {', '.join(trust.sensitive)} apply"
+        yield Check("config", "trust", "ok", detail)
+    else:
+        yield Check(
+            "config",
+            "trust",
+            "warning",
+            f"{trust.path} is not trusted: {', '.join(trust.ignored)} ignored (a repository's "
+            "own config may not send data or credentials anywhere or name outside files)",
+            "review the file, then run `nano-brain trust` (a changed file needs it again)",
         )
 
 

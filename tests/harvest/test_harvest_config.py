@@ -16,7 +16,7 @@ from nano_brain.harvest import (
 )
 from nano_brain.harvest.config import DEFAULT_TICKET_PATTERN
 
-from ..conftest import TinyEmbedder
+from ..conftest import TinyEmbedder, trust_workspace_config
 from . import _layout
 
 
@@ -45,6 +45,7 @@ def test_workspace_file_invalid_values_warn_and_fall_back(workspace: Path) -> No
         "    model: qwen\n"
         "    timeout_s: 0\n"
     )
+    trust_workspace_config(workspace)  # it names an endpoint and an outside folder
     config, warnings = load_harvest_config(workspace)
     assert config.settle_s == 5
     assert config.agents == list(AGENTS)  # invalid list -> default
@@ -92,6 +93,7 @@ def test_harvester_reads_the_workspace_config(workspace: Path, tmp_path: Path) -
     (workspace / ".nano-brain.yml").write_text(
         f"harvest:\n  agents: [gemini]\n  locations:\n    gemini: {loc.gemini_tmp}\n"
     )
+    trust_workspace_config(workspace)
     with Brain(workspace, provider=TinyEmbedder(), actor="harvest") as brain:
         report = Harvester(brain).run_once()
     assert [(i.agent, i.action) for i in report.items] == [("gemini", "added")]

@@ -261,6 +261,19 @@ def test_default_setup_starts_without_warnings(nvim: str, project: Path, tmp_pat
     assert "initializationOptions.hover.max_notes" in result["messages"], result["messages"]
 
 
+def test_an_untrusted_workspace_config_is_shown_in_messages(
+    nvim: str, project: Path, tmp_path: Path
+) -> None:
+    (project / ".git").mkdir()
+    (project / ".nano-brain.yml").write_text(
+        "embedding: {provider: openai, base_url: 'http://127.0.0.1:9/v1'}\n"
+    )
+    result = _run(nvim, QUIET, project, tmp_path)
+    messages = result["messages"]
+    assert result["attached"] and "is not trusted" in messages, messages
+    assert "embedding.base_url" in messages and "nano-brain trust" in messages
+
+
 def test_neovim_hover_and_save(
     nvim: str, project: Path, seeded: dict[str, str], tmp_path: Path
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import yaml
@@ -32,11 +33,18 @@ def show(workspace: Path | None, as_json: bool) -> None:
 
     def human() -> None:
         click.echo(f"# sources: {', '.join(loaded.sources) or 'defaults only'}")
+        if loaded.trust is not None:
+            click.echo(f"# {_trust_line(loaded)}")
         click.echo(yaml.safe_dump(data, sort_keys=False).rstrip())
         for warning in loaded.warnings:
             click.echo(f"# warning: {warning}", err=True)
 
-    emit({"config": data, "sources": loaded.sources, "warnings": loaded.warnings}, as_json, human)
+    emit(
+        {"config": data, "sources": loaded.sources, "warnings": loaded.warnings,
+         "trust": _trust(loaded)},
+        as_json,
+        human,
+    )  # fmt: skip
 
 
 @config.command()
@@ -45,10 +53,29 @@ def show(workspace: Path | None, as_json: bool) -> None:
 def check(workspace: Path | None, as_json: bool) -> None:
     """List every warning; exit 1 when there is any."""
     loaded = _load(workspace)
+
+    def human() -> None:
+        echo_lines((f"warning: {w}" for w in loaded.warnings), "config ok")
+        if loaded.trust is not None and loaded.trust.trusted:
+            click.echo(_trust_line(loaded))
+
     emit(
-        {"warnings": loaded.warnings, "sources": loaded.sources},
+        {"warnings": loaded.warnings, "sources": loaded.sources, "trust": _trust(loaded)},
         as_json,
-        lambda: echo_lines((f"warning: {w}" for w in loaded.warnings), "config ok"),
+        human,
     )
     if loaded.warnings:
         sys.exit(1)
+
+
+def _trust(loaded: LoadedConfig) -> dict[str, Any] | None:
+    return None if loaded.trust is None else loaded.trust.model_dump()
+
+
+def _trust_line(loaded: LoadedConfig) -> str:
+    """Whether the workspace file's sensitive settings count, and why."""
+    trust = loaded.trust
+    assert trust is not None
+    if trust.trusted:
+        return f"trust: {trust.path} is trusted (by {trust.by}): {', '.join(trust.sensitive)} apply"
+    return f"trust: {trust.path} is not trusted: {', '.join(trust.ignored)} ignored"

@@ -103,6 +103,12 @@ class InitializationOptions(_Section):
     harvest: HarvestOptions = Field(default_factory=HarvestOptions)
     embedding: EmbeddingOptions = Field(default_factory=EmbeddingOptions)
     review: ReviewOptions = Field(default_factory=ReviewOptions)
+    workspace_trusted: bool | None = Field(
+        None,
+        description="the editor's own verdict on the workspace (VS Code's Workspace Trust): "
+        "false ignores what the workspace's `.nano-brain.yml` says about endpoints, "
+        "credentials and outside files, true lets it count; unset: `nano-brain trust` decides",
+    )
     code_lens: bool = True
     diagnostics: bool = True
     log_level: Literal["error", "warning", "info", "debug"] = "info"

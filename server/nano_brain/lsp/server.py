@@ -159,6 +159,14 @@ class NanoBrainServer(LanguageServer):
             return
         for warning in folder.brain.config_warnings:
             self.log_to_client(lsp.MessageType.Warning, f"{root}: {warning}")
+        trust = folder.brain.config_trust
+        if trust is not None and trust.ignored:  # a person must see this, not only a log
+            self.tell_user(
+                lsp.MessageType.Warning,
+                f"nano-brain: {trust.path} is not trusted: {', '.join(trust.ignored)} ignored. "
+                "Review it, then run `nano-brain trust` in the workspace "
+                "(in VS Code: trust the workspace).",
+            )
         self.log_to_client(lsp.MessageType.Info, f"opened {root} (store {folder.brain.store.path})")
         self._watch_folder(folder)  # before the first pass, so no change falls between the two
         _freeze_heap()

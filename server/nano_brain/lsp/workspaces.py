@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..brain import Brain
 from ..codeindex import CodeIndex, IndexReport
 from ..config import load_config
+from ..errors import EmbeddingError
 from ..timeutil import parse_duration
 from .cache import GenerationCache
 from .options import InitializationOptions, config_overrides
@@ -159,12 +160,17 @@ class Folders:
         if not root.is_dir():
             log.warning("workspace folder %s is not a directory; ignored", root)
             return None
-        loaded = load_config(root, overrides=config_overrides(options))
+        loaded = load_config(
+            root, overrides=config_overrides(options), workspace_trusted=options.workspace_trusted
+        )
         brain = Brain(root, config=loaded, actor="lsp")
         # the model is loaded now (about 0.15 s), not by the first hover, and shared
         opened = [brain]
         try:
-            provider, why = brain.provider()
+            try:
+                provider, why = brain.provider()
+            except EmbeddingError as exc:  # an endpoint that is down: lexical search still works
+                provider, why = None, str(exc)
             if provider is None:
                 log.info("%s: no vector search (%s)", root, why)
             text, code = brain.providers()
