@@ -28,12 +28,18 @@ def nano_brain_exe() -> str:
 
 
 def run_cli(
-    *args: str, home: Path, as_reader: bool = False, timeout: float = 120
+    *args: str,
+    home: Path,
+    as_reader: bool = False,
+    timeout: float = 120,
+    env_extra: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`nano-brain ARGS` with the lexical leg only; ``as_reader`` runs it as a user who may
-    read but not write the store (the same user unless the tests run as root)."""
+    read but not write the store (the same user unless the tests run as root); `env_extra`
+    is added to its environment."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NANO_BRAIN_")}
     env["NANO_BRAIN_EMBEDDING__PROVIDER"] = "none"
+    env.update(env_extra or {})
     for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
         env[var] = str(home / var.lower())
     env["HOME"] = str(home)

@@ -132,7 +132,9 @@ def log_cmd(
         for e in entries:
             doc = f" #{e.doc_id} {e.title!r}" if e.doc_id else ""
             change = f" ({e.prev_status or '-'} -> {e.new_status})" if e.new_status else ""
-            click.echo(f"{e.at}  {e.actor:<7} {e.action:<10}{doc}{change}")
+            # in a team store: who the writer said it was, and the role the server saw
+            who = f" by {e.person or '?'} ({e.role})" if e.role else ""
+            click.echo(f"{e.at}  {e.actor:<7} {e.action:<10}{doc}{change}{who}")
         if not entries:
             click.echo("the log is empty")
 

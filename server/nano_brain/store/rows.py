@@ -50,6 +50,9 @@ class AuditRow:
     details: dict[str, Any]
     person: str | None = None
     """Who made the change (config `user.name`), where the store records it (PostgreSQL)."""
+    role: str | None = None
+    """The database role the change came from (PostgreSQL's session_user; the writer cannot
+    choose it, unlike `person`); None in SQLite and for rows older than the record."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -442,7 +442,25 @@ DROP INDEX IF EXISTS chunks_tsv;
 DROP INDEX IF EXISTS chunks_trigram;
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5]
+# The database role each change came from: `person` is what the writer says it is (config
+# user.name), `db_role` is the login role (session_user) the server authenticated, which
+# neither the config nor SET ROLE nor a SECURITY DEFINER function (nb_prune_audit) changes.
+# A trigger sets it on every insert, so a role that INSERTs into the log itself and names
+# another role still records its own. Rows from before stay NULL: their role is not known,
+# and the migrating owner's name would be a false attribution.
+_V6 = r"""
+ALTER TABLE audit_log ADD COLUMN db_role text;
+ALTER TABLE audit_log ALTER COLUMN db_role SET DEFAULT session_user;
+CREATE FUNCTION nb_audit_role() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.db_role := session_user;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER audit_log_role BEFORE INSERT ON audit_log
+    FOR EACH ROW EXECUTE FUNCTION nb_audit_role();
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
 """MIGRATIONS[n - 1] brings a database from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -396,16 +396,18 @@ class PostgresStore(
         return [(int(r[0]), int(r[1]), int(r[2])) for r in rows]
 
     def audit_rows(self, *, uid: str | None = None, limit: int = 50) -> list[AuditRow]:
-        """As the shared one, with the person who made each change."""
+        """As the shared one, with the person who made each change (as they said) and the
+        database role it came from (as the server knows it)."""
         where, params = ("AND doc_uid = ?", [uid]) if uid else ("", [])
         rows = self._rows(
             "SELECT id, at, actor, action, doc_uid, title, prev_status, new_status, details, "
-            f"person FROM audit_log WHERE workspace_id = ? {where} ORDER BY id DESC LIMIT ?",
+            f"person, db_role FROM audit_log WHERE workspace_id = ? {where} "
+            "ORDER BY id DESC LIMIT ?",
             (self.workspace_id, *params, limit),
         )
         return [
             AuditRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]),
-                     person=r[9] or None)
+                     person=r[9] or None, role=r[10] or None)
             for r in rows
         ]  # fmt: skip
 

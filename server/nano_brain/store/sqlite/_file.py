@@ -2,7 +2,13 @@
 write it, and how its damage is recognised and remembered.
 
 - Folders are created only inside nano-brain's own data folder, private (0700); a store path
-  the user chose must be in a folder that exists (a read such as ``status`` creates nothing).
+  the user chose must be in a folder that exists (a read such as ``status`` creates nothing),
+  and a folder nano-brain did not make is never chmodded.
+- What is at the store path is checked before anything touches it: only a regular file that
+  starts with SQLite's header is opened (or made private, or given -wal/-shm or a damage
+  marker). Anything else (a web page, a FIFO, a device, a folder, a symbolic link, a -wal that
+  is one of these) is refused and left exactly as it was: a path in a config may point
+  anywhere, and the user's own files must not be chmodded, truncated or waited on.
 - A new store appears whole: it is made private (0600) under a temporary name with its SQLite
   header written, then linked into place, so no process ever sees an empty ``brain.db``. SQLite
   gives the ``-wal``/``-shm`` files the store's own mode, so they are private too.
@@ -39,6 +45,12 @@ SIDE_SUFFIXES = ("-wal", "-shm")
 #: times the WAL bytes. A store keeps the size it was created with (a WAL file's cannot change
 #: without a VACUUM).
 PAGE_SIZE = 8192
+#: The first 16 bytes of every SQLite database file (fileformat.html, "The Database Header").
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: The first 4 bytes of a write-ahead log (big-endian magic, either checksum byte order).
+_WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")
+# Files beside the store are opened never through a link, nor to wait for a FIFO's writer.
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 # SQLite primary result codes (the low byte of an extended code).
 BUSY, LOCKED, READONLY, CORRUPT, NOTADB = 5, 6, 8, 11, 26
 #: Codes that a damaged file can cause besides CORRUPT and NOTADB: ERROR, INTERNAL, IOERR and
@@ -86,8 +98,9 @@ def damaged_message(path: Path, detail: str) -> str:
 
 def not_a_database_message(path: Path) -> str:
     return (
-        f"cannot open the store {path}: it is not an SQLite database (damaged, or another "
-        "program's file); move it aside or restore a backup"
+        f"cannot open the store {path}: it is not an SQLite database (another program's file, "
+        "or a damaged store); nano-brain left it unchanged. Check --db or storage.db_path; if "
+        "it was a nano-brain store, restore a backup"
     )
 
 
@@ -95,19 +108,49 @@ def not_a_database_message(path: Path) -> str:
 
 
 def prepare(path: Path) -> None:
-    """Make `path` ready to open: its folder there, the file absent-then-created or non-empty,
-    and everything of ours private when this process may change it."""
-    folder = path.parent
-    _ensure_folder(folder)
-    if path.exists() and not path.is_file():
-        raise StoreError(f"store path {path} is not a file")
-    if not path.exists():
+    """Make `path` ready to open: its folder there, the file absent-then-created or an SQLite
+    database (checked before anything touches it), its -wal/-shm regular files if present."""
+    _ensure_folder(path.parent)
+    if _lstat(path) is None:
         _create(path)
-    elif _is_empty(path):
+    # checked after a create too: another process may have put something else there first
+    check_is_database(path)
+    for suffix in SIDE_SUFFIXES:
+        side = _side(path, suffix)
+        info = _lstat(side)
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            raise StoreError(
+                f"store {path}: {side.name} beside it is not a regular file ({_kind(info)}); "
+                "nano-brain left it unchanged. Remove it if it is not yours"
+            )
+
+
+def check_is_database(path: Path) -> None:
+    """Refuse, touching nothing, a store path that is not a regular file starting with SQLite's
+    header (an empty file passes only when its write-ahead log holds the database)."""
+    info = _lstat(path)
+    if info is None:
+        raise StoreError(f"the store {path} does not exist")
+    if stat.S_ISLNK(info.st_mode):
+        raise StoreError(
+            f"store path {path} is a symbolic link (to {_link_target(path)}): nano-brain opens "
+            "only a regular file, so it is left unchanged; set --db or storage.db_path to the "
+            "file itself"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(
+            f"store path {path} is not a file ({_kind(info)}); nano-brain left it "
+            "unchanged. Set --db or storage.db_path to a store file"
+        )
+    if info.st_size == 0:
+        if _starts_with(_side(path, "-wal"), _WAL_MAGIC):
+            return  # the database is all in its log so far: SQLite reads it from there
         raise StoreCorruptError(
             f"store {path} is empty (0 bytes), so it is not a nano-brain store: restore a "
             "backup, or delete it to start afresh"
         )
+    if not _starts_with(path, (SQLITE_HEADER,)):
+        raise StoreCorruptError(not_a_database_message(path))
 
 
 def read_only_reason(path: Path) -> str | None:
@@ -139,9 +182,10 @@ def read_only_uri(path: Path) -> str:
 
 
 def make_private(path: Path) -> None:
-    """The store and its -wal/-shm to 0600, and nano-brain's own folders above it to 0700."""
+    """The store and its -wal/-shm to 0600, and nano-brain's own folders above it to 0700 (a
+    folder outside nano-brain's data folder is the user's, and keeps its mode)."""
     for file in (path, *(_side(path, s) for s in SIDE_SUFFIXES)):
-        _restrict(file, 0o600)
+        _restrict_file(file, 0o600)
     for folder in _own_folders(path.parent):
         _restrict(folder, 0o700)
 
@@ -154,10 +198,17 @@ def marker(path: Path) -> Path:
 
 
 def remember_damage(path: Path, detail: str) -> None:
+    text = f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {detail}\n".encode()
     try:
-        marker(path).write_text(
-            f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {detail}\n", encoding="utf-8"
-        )
+        # never through a link, never into a FIFO or another kind of file
+        fd = os.open(marker(path), os.O_WRONLY | os.O_CREAT | _NO_FOLLOW, 0o600)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{marker(path).name} is not a regular file")
+            os.ftruncate(fd, 0)
+            os.write(fd, text)
+        finally:
+            os.close(fd)
     except OSError as exc:
         log.warning("cannot record the damage of %s: %s", path, exc)
 
@@ -165,10 +216,11 @@ def remember_damage(path: Path, detail: str) -> None:
 def check_remembered_damage(path: Path) -> None:
     """Refuse a store found damaged before, unless it is sound now (then forget the damage)."""
     mark = marker(path)
-    if not mark.exists():
-        return
+    info = _lstat(mark)
+    if info is None or not stat.S_ISREG(info.st_mode):
+        return  # none, or not one nano-brain wrote (see remember_damage)
     try:
-        detail = mark.read_text(encoding="utf-8")[:500].strip().partition(" ")[2]
+        detail = _peek(mark, 500).decode("utf-8", "replace").strip().partition(" ")[2]
     except OSError:
         detail = ""
     sqlite = sqlite_module()
@@ -196,12 +248,56 @@ def _side(path: Path, suffix: str) -> Path:
     return Path(f"{path}{suffix}")
 
 
-def _is_empty(path: Path) -> bool:
-    """No header and no write-ahead log that could hold one: nothing SQLite could read."""
-    if path.stat().st_size:
+def _lstat(path: Path) -> os.stat_result | None:
+    """The path's own status (a link's, not its target's), or None when nothing is there."""
+    try:
+        return path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"cannot look at the store path {path}: {exc}") from exc
+
+
+def _peek(path: Path, size: int) -> bytes:
+    """Up to `size` first bytes of a regular file; b'' for anything else (a FIFO, a device, a
+    folder). OSError when it cannot be opened (missing, a link, unreadable)."""
+    fd = os.open(path, os.O_RDONLY | _NO_FOLLOW)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
+def _starts_with(path: Path, prefixes: tuple[bytes, ...]) -> bool:
+    try:
+        head = _peek(path, max(len(p) for p in prefixes))
+    except FileNotFoundError:
         return False
-    wal = _side(path, "-wal")
-    return not (wal.exists() and wal.stat().st_size)
+    except OSError as exc:
+        raise StoreError(f"cannot read the store file {path}: {exc.strerror or exc}") from exc
+    return any(head.startswith(p) for p in prefixes)
+
+
+def _kind(info: os.stat_result) -> str:
+    mode = info.st_mode
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    )
+    return next((name for test, name in kinds if test(mode)), "an unknown kind of file")
+
+
+def _link_target(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
 
 
 def _ensure_folder(folder: Path) -> None:
@@ -265,6 +361,33 @@ def _create(path: Path) -> None:
     finally:
         for leftover in (temporary, *(_side(temporary, s) for s in SIDE_SUFFIXES)):
             leftover.unlink(missing_ok=True)
+
+
+def _restrict_file(path: Path, mode: int) -> None:
+    """As `_restrict`, through a descriptor of the regular file itself: what `prepare` checked
+    is what is chmodded, even if the path was swapped for a link since."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | _NO_FOLLOW)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        log.warning("cannot make %s private: %s", path, exc)
+        return
+    try:
+        info = os.fstat(fd)
+        wanted = stat.S_IMODE(info.st_mode) & mode
+        if (
+            stat.S_ISREG(info.st_mode)
+            and info.st_uid == os.geteuid()
+            and wanted != stat.S_IMODE(info.st_mode)
+        ):
+            os.fchmod(fd, wanted)
+    except OSError as exc:
+        log.warning("cannot make %s private: %s", path, exc)
+    finally:
+        os.close(fd)
 
 
 def _restrict(path: Path, mode: int) -> None:
