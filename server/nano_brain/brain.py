@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from . import fields, paths
+from . import fields, paths, sourcekeys
 from .categorize import categorize
 from .chunking import chunk_text
 from .config import Config, LoadedConfig, load_config
@@ -31,14 +31,16 @@ from .models import (
     WakeUp,
     WakeUpItem,
     WriteResult,
+    origin_of,
 )
-from .redact import redact_text
+from .redact import redact_json, redact_text
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, open_store
 from .store.code import FULLTEXT_PENDING_KEY
 from .store.spaces import Space
-from .text import one_line
+from .text import clip, marker_safe_end, md, one_line
 from .timeutil import iso, parse_duration, parse_instant
+from .trust import WorkspaceTrust
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,8 @@ class Brain(VectorAccess):
         loaded = config if isinstance(config, LoadedConfig) else None
         self.config: Config = config.config if isinstance(config, LoadedConfig) else config
         self.config_warnings: list[str] = loaded.warnings if loaded else []
+        self.config_trust: WorkspaceTrust | None = loaded.trust if loaded else None
+        """The verdict on the workspace's own config file, when it sets anything needing trust."""
         self.workspace_id = paths.workspace_id(self.root)
         path = db_path or self.config.storage.db_path or paths.default_db_path(self.root)
         self.store = open_store(self.config, Path(path).expanduser(), self.workspace_id, self.root)
@@ -139,10 +143,87 @@ class Brain(VectorAccess):
         by this one (an unknown target or a cycle is an error and nothing is written).
         With `respect_tombstone`, a source the user deleted is not written again. `actor`
         overrides who the audit log names (a shared sidecar Brain writing for the harvester).
+        A source key an indexer owns (see `sourcekeys`) is refused: see `write_derived`.
+        With `redact.enabled`, every text stored is redacted: content, title, tags,
+        metadata and source path.
         """
+        prefix = sourcekeys.reserved_prefix(source_path)
+        if prefix is not None:
+            raise InvalidInputError(
+                f"source_path {clip(repr(source_path), 80)} is reserved: keys starting with "
+                f"{prefix!r} are written by {sourcekeys.owner_of(prefix)} only"
+            )
+        return self._write(
+            content,
+            title=title,
+            tags=tags,
+            collection=collection,
+            kind=kind,
+            metadata=metadata,
+            source_path=source_path,
+            created_at=created_at,
+            supersedes=supersedes,
+            pinned=pinned,
+            respect_tombstone=respect_tombstone,
+            actor=actor,
+            redact=self.config.redact.enabled,
+        )
+
+    def write_derived(
+        self,
+        content: str,
+        *,
+        source_path: str,
+        title: str | None = None,
+        tags: Iterable[str] = (),
+        collection: str = "memory",
+        kind: str = "note",
+        metadata: dict[str, Any] | None = None,
+        created_at: float | None = None,
+        actor: str | None = None,
+    ) -> WriteResult:
+        """Store what an indexer derived, under a source key it owns (`sourcekeys`).
+
+        For the indexers only (the harvester's summaries and decisions): every field is
+        redacted whatever `redact.enabled` says (the text may come from a stranger), and a
+        source the user deleted raises TombstonedError.
+        """
+        if sourcekeys.reserved_prefix(source_path) is None:
+            raise InvalidInputError(
+                f"source_path {clip(repr(source_path), 80)} is no key an indexer owns"
+            )
+        return self._write(
+            content,
+            title=title,
+            tags=tags,
+            collection=collection,
+            kind=kind,
+            metadata=metadata,
+            source_path=source_path,
+            created_at=created_at,
+            respect_tombstone=True,
+            actor=actor,
+            redact=True,
+        )
+
+    def _write(
+        self,
+        content: str,
+        *,
+        title: str | None,
+        tags: Iterable[str],
+        collection: str,
+        kind: str,
+        metadata: dict[str, Any] | None,
+        source_path: str | None,
+        created_at: float | None,
+        supersedes: str | None = None,
+        pinned: bool = False,
+        respect_tombstone: bool,
+        actor: str | None,
+        redact: bool,
+    ) -> WriteResult:
         content = self._check_content(content)
-        if self.config.redact.enabled:  # before hashing: the hash is of what is stored
-            content, title = redact_text(content), redact_text(title) if title else title
         user_tags = fields.clean_tags(tags)
         collection = fields.check_collection(collection)
         if kind not in KINDS or kind == "commit":
@@ -153,6 +234,12 @@ class Brain(VectorAccess):
         metadata = fields.check_metadata(metadata)
         source_path = fields.check_source_path(source_path)
         given_title = fields.clean_title(title) or ""
+        # checked as given, stored redacted; before hashing: the hash is of what is stored
+        if redact:
+            content = redact_text(content)
+            given_title, user_tags = _redact_title(given_title), _redact_tags(user_tags)
+            metadata = fields.check_metadata(redact_json(metadata))
+            source_path = fields.check_source_path(redact_text(source_path or "")) or None
         title = given_title or _title_of(content)
         all_tags = list(dict.fromkeys([*user_tags, *categorize(content, kind)]))
         digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
@@ -307,6 +394,12 @@ class Brain(VectorAccess):
         self.store.copy_vectors(old.id, doc_id)
         return doc_id
 
+    def title_from(self, text: str, width: int = 80) -> str:
+        """`text` as a one-line title of at most `width` characters, cut after redaction (a
+        cut made first could leave part of a secret too short to be recognised)."""
+        line = " ".join(text.split())
+        return clip(redact_text(line) if self.config.redact.enabled else line, width)
+
     def get(self, ref: str, *, lines: tuple[int, int] | None = None) -> Document:
         """A document by `#id`, id, or source path; `lines` keeps only that 1-based range."""
         doc = Document.from_row(self._resolve(ref))
@@ -395,16 +488,18 @@ class Brain(VectorAccess):
         now = time.time()
         with self.store.transaction():
             stone = self.store.tombstone(source)
+            if stone is None and (stored := redact_text(source)) != source:
+                stone = self.store.tombstone(stored)  # kept redacted, found by the original
             if stone is None:
                 raise NotFoundError(f"no tombstone for {source}")
-            self.store.remove_tombstone(source)
+            self.store.remove_tombstone(stone.source)
             self.store.audit(
                 at=now,
                 actor=self.actor,
                 action="unforget",
                 uid=stone.doc_uid,
                 title=stone.title,
-                details={"source": source},
+                details={"source": stone.source},
             )
         return True
 
@@ -670,6 +765,8 @@ class Brain(VectorAccess):
         row = self.store.find_current(uid) if re.fullmatch(r"[0-9a-f]{12}", uid) else None
         if row is None and not ref.startswith("#"):
             row = self.store.find_by_source(ref)
+            if row is None and (stored := redact_text(ref)) != ref:
+                row = self.store.find_by_source(stored)  # kept redacted, found by the original
         return self._require(row, ref)
 
     @staticmethod
@@ -695,6 +792,7 @@ def _wake_item(row: DocumentRow, body: str) -> WakeUpItem:
         updated_at=iso(row.updated_at) or "",
         access_count=row.access_count,
         snippet=one_line(body, 240),
+        origin=origin_of(row),
     )
 
 
@@ -714,7 +812,10 @@ def _render_wake_up(items: dict[str, list[WakeUpItem]], counts: dict[str, int], 
         if not entries:
             continue
         lines.append(f"## {titles[name]}")
-        lines.extend(f"- #{e.id} {e.title} ({e.updated_at[:10]}): {e.snippet}" for e in entries)
+        lines.extend(
+            f"- #{e.id} {md(e.title)} ({e.origin}, {e.updated_at[:10]}): {md(e.snippet)}"
+            for e in entries
+        )
     out: list[str] = []
     used = 0
     for line in lines:
@@ -731,5 +832,16 @@ def _title_of(content: str) -> str:
     for line in content.splitlines():
         line = line.strip().lstrip("#").strip()
         if line:
-            return line[:80]
+            return line[: marker_safe_end(line, 80)]
     return "untitled"
+
+
+def _redact_title(title: str) -> str:
+    """A title redacted, within the title limit (a marker can be longer than its secret)."""
+    return clip(redact_text(title), fields.MAX_TITLE_CHARS) if title else title
+
+
+def _redact_tags(tags: list[str]) -> list[str]:
+    """Tags redacted: a marker holds no space or comma, so a tag stays a tag once within the
+    length limit; two tags that differ only by their secret become one."""
+    return list(dict.fromkeys(clip(redact_text(t), fields.MAX_TAG_CHARS) for t in tags))

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import NanoBrainError, TombstonedError
 from ..redact import redact_text
+from ..sourcekeys import DECISION_SOURCE_PREFIX
+from ..text import clip, marker_safe_end
 from ..timeutil import iso
 from .model import Message, Session
 
@@ -38,7 +40,7 @@ log = logging.getLogger("nano_brain.harvest")
 
 Kind = Literal["decision", "lesson"]
 #: Source paths of the notes: ``decision://<session source>#<hash of the text>``.
-SOURCE_PREFIX = "decision://"
+SOURCE_PREFIX = DECISION_SOURCE_PREFIX
 MAX_TEXT = 600
 MAX_PER_SESSION = 50
 _MAX_ANCHORS = 5
@@ -98,7 +100,7 @@ def _kind(word: str) -> Kind:
 def _clean(text: str) -> str:
     text = text.replace("**", "").replace("__", "")
     text = " ".join(text.split()).strip(" -–—:")
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1].rstrip() + "…"
+    return clip(text, MAX_TEXT)
 
 
 def _speaks(message: Message) -> bool:
@@ -264,9 +266,9 @@ def harvest_decisions(
             f"{said}{f' at {when}' if when else ''}."
         )
         try:
-            result = brain.write(
+            result = brain.write_derived(
                 content,
-                title=title[:200],
+                title=title[: marker_safe_end(title, 200)],
                 tags=[item.kind, "harvested", f"agent:{session.agent}"],
                 kind="note",
                 metadata={
@@ -281,7 +283,6 @@ def harvest_decisions(
                 },
                 source_path=f"{SOURCE_PREFIX}{source}#{item.key}",
                 created_at=item.time,
-                respect_tombstone=True,
             )
         except TombstonedError:
             report.forgotten += 1

@@ -27,7 +27,9 @@ import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..fields import MAX_TITLE_CHARS
 from ..redact import count_markers, redact
+from ..text import clip
 from ..timeutil import iso
 from ._common import one_line
 from .model import Message, Session, ToolCall
@@ -293,12 +295,12 @@ def build_digest(session: Session) -> Digest:
         ),
         None,
     )
-    final = redact(final).text if final else final  # before the cut, as in one_line
-    if final and len(final) > _MAX_FINAL:
-        final = final[: _MAX_FINAL - 1].rstrip() + "…"
+    final = clip(redact(final).text, _MAX_FINAL) if final else final  # redacted, then cut
     errors = _errors(session)
     read, edited, written = _files(session)
-    title = session.title or (one_line(goal, 80) if goal else None)
+    # one line within the title limit, redacted before the cut (one_line)
+    title = one_line(session.title, MAX_TITLE_CHARS) if session.title else None
+    title = title or (one_line(goal, 80) if goal else None)
     digest = Digest(
         title=title or f"{session.agent} session {session.session_id[:8]}",
         goal=goal,

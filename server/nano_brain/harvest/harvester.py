@@ -12,7 +12,8 @@ for each one, decides what it costs:
 3. **A write.** Otherwise the session is digested (secrets redacted), summarised and
    written with `kind='session'` under a `source_path` naming the source, so a grown
    session becomes a new version of the same document (the earlier one is kept as
-   history). `respect_tombstone=True` makes a deletion that races the tick stick too.
+   history). `Brain.write_derived` (the harvester owns these source keys) refuses a
+   tombstoned source, so a deletion that races the tick sticks too.
 
 Outcomes that write nothing (touched but identical, other workspace, empty) are remembered
 in memory for the process's life, keyed by stamp, so a watcher does not re-parse them on
@@ -28,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -41,7 +41,9 @@ from ..errors import NanoBrainError, TombstonedError
 from ..fields import is_tag
 from ..filters import STATUSES, Filters
 from ..redact import redact_text
+from ..text import marker_safe_end, marker_safe_start
 from ..timeutil import iso
+from ..userpatterns import UserPatterns
 from ._common import describe_skipped
 from ._files import ReadLimits, warn_once
 from .config import HarvestConfig, harvest_config_of
@@ -108,6 +110,8 @@ class HarvestReport:
     items: list[HarvestItem] = field(default_factory=list)
     dry_run: bool = False
     elapsed_s: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    """What went wrong beside the sessions (a ticket pattern that timed out this tick)."""
 
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -131,6 +135,7 @@ class HarvestReport:
             "elapsed_s": round(self.elapsed_s, 4),
             "counts": self.counts(),
             "warnings": self.warnings,
+            "errors": self.errors,
             "items": [i.to_dict() for i in self.items],
         }
 
@@ -168,7 +173,8 @@ class Harvester:
         self.summarizer = summarizer or create_summarizer(config.summarizer)
         self.limits = ReadLimits.of(config)
         self._clock = clock
-        self._tickets = [re.compile(p) for p in config.ticket_patterns]
+        # a pattern that times out is skipped for the harvester's life (a command, a watch)
+        self._tickets = UserPatterns(config.ticket_patterns)
         # key -> (stamp, action) for outcomes that wrote nothing; see the module docstring
         self._known: dict[str, tuple[str, Action]] = {}
         # key -> time of the last summariser attempt that fell back to the digest
@@ -199,6 +205,7 @@ class Harvester:
         recorded, stones = self._snapshot()
         now = self._clock()
         report = HarvestReport(dry_run=dry_run)
+        given_up = len(self._tickets.timed_out)
         for source in discover_sessions(self.root, self.locations, selected, limits=self.limits):
             try:
                 item = self._one(source, recorded, stones, now, dry_run, settle_s)
@@ -216,6 +223,7 @@ class Harvester:
             elif item.skipped and item.action in ("added", "updated"):
                 log.warning("%s: skipped %s", source.key, describe_skipped(item.skipped))
             report.items.append(item)
+        report.errors += [self._tickets.describe(p) for p in self._tickets.timed_out[given_up:]]
         report.elapsed_s = time.perf_counter() - started
         if report.changed or any(i.action == "failed" for i in report.items):
             log.info("harvest: %s in %.3fs", report.counts(), report.elapsed_s)
@@ -307,7 +315,7 @@ class Harvester:
         content = self._compose(session, digest, summary)
         metadata = {"harvest": self._metadata(session, digest, summary, stamp, now)}
         try:
-            result = self.brain.write(
+            result = self.brain.write_derived(
                 content,
                 title=digest.title,
                 tags=self._tags(session),
@@ -316,7 +324,6 @@ class Harvester:
                 metadata=metadata,
                 source_path=item.source,
                 created_at=session.started,
-                respect_tombstone=True,
             )
         except TombstonedError:
             item.action = "tombstoned"
@@ -430,12 +437,12 @@ class Harvester:
 
     def _tags(self, session: Session) -> list[str]:
         tags = ["session", f"agent:{session.agent}"]
-        branch = session.git_branch or ""
-        for pattern in self._tickets:
-            for match in pattern.finditer(branch):
-                tag = f"ticket:{match.group(0)}"
-                if is_tag(tag) and tag not in tags:
-                    tags.append(tag)
+        # a pattern sees the branch as it is stored: a secret in it cannot become a tag
+        branch = redact_text(session.git_branch) if session.git_branch else ""
+        for ticket in self._tickets.matches(branch, what="a git branch"):
+            tag = f"ticket:{ticket}"
+            if is_tag(tag) and tag not in tags:
+                tags.append(tag)
         return tags
 
     # -- watch mode ----------------------------------------------------------------------------
@@ -625,11 +632,14 @@ def _has_content(session: Session) -> bool:
 
 
 def _clip(text: str, limit: int) -> str:
-    """`text` within `limit` characters: its head and tail, with the cut marked."""
+    """`text` within `limit` characters: its head and tail, with the cut marked (never
+    through a redaction marker)."""
     if limit <= 0 or not text:
         return ""
     if len(text) <= limit:
         return text
     marker = f"\n\n[… {len(text) - limit} characters omitted …]\n\n"
     half = max(0, (limit - len(marker)) // 2)
-    return text[:half].rstrip() + marker + text[len(text) - half :].lstrip()
+    head = text[: marker_safe_end(text, half)]
+    tail = text[marker_safe_start(text, len(text) - half) :]
+    return head.rstrip() + marker + tail.lstrip()

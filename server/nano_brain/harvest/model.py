@@ -6,6 +6,7 @@ every field but `agent`, `session_id` and `messages` is optional. Times are epoc
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Literal
 from ..config import AGENTS as AGENTS  # defined with the config, which validates them
 from ..config import AgentName
 from ..errors import NanoBrainError
+from ..redact import redact_text
 
 Role = Literal["user", "assistant", "system", "tool"]
 
@@ -120,8 +122,15 @@ class SessionSource:
 
     @property
     def key(self) -> str:
-        """Stable identity of the source, for recording what was derived from it."""
-        return f"{self.agent}:{self.paths[0] if self.paths else ''}:{self.session_id or ''}"
+        """Stable identity of the source, for recording what was derived from it: the
+        summary's source path, so redacted as the store keeps it."""
+        return _stored_key(
+            f"{self.agent}:{self.paths[0] if self.paths else ''}:{self.session_id or ''}"
+        )
+
+
+# A watcher asks every tick for the keys of every session: each is redacted once.
+_stored_key = functools.lru_cache(maxsize=16_384)(redact_text)
 
 
 def is_within(path: str | None, root: str | Path) -> bool:

@@ -16,7 +16,6 @@ import hashlib
 import logging
 import multiprocessing
 import os
-import re
 import secrets
 import sys
 import threading
@@ -31,8 +30,11 @@ from typing import TYPE_CHECKING, Any
 from ..chunking import chunk_text
 from ..codeindex import DEFAULT_MAX_BYTES, language_for_path
 from ..fields import is_tag
+from ..redact import redact_text
 from ..store.history import COMMIT_SOURCE_PREFIX, CommitRows, HistoryStore
+from ..text import marker_safe_end
 from ..timeutil import iso
+from ..userpatterns import UserPatterns
 from ._git import BlobReader, FileChange, Git, GitError, RawCommit, RepoInfo
 from ._symbols import Span, changed_symbols, spans_of
 
@@ -48,8 +50,12 @@ BATCH = 1000
 POOL_THRESHOLD = 64
 _FILES_IN_CONTENT = 50
 _FILES_IN_METADATA = 200
+#: Redacted names, e-mails and paths remembered per run (they recur in most commits).
+_CLEAN_CACHE = 50_000
 _META_HEAD = "history_head"
 _META_WINDOW = "history_window"
+#: "1" once the stored commits were written redacted (older stores kept them as written).
+_META_REDACTED = "history_redacted"
 #: "1" when the history indexed last came from a shallow clone (views say so).
 META_SHALLOW = "history_shallow"
 #: Ticket-like words that are no tickets (encodings, hashes, standards).
@@ -86,8 +92,8 @@ class HistoryIndexer:
         self.config = brain.config.history
         self.store = HistoryStore(brain.store)
         self.workers = max(1, workers if workers is not None else min(2, os.cpu_count() or 1))
-        patterns = brain.config.harvest.ticket_patterns
-        self._tickets = [re.compile(p) for p in patterns]
+        self._tickets = UserPatterns(brain.config.harvest.ticket_patterns)
+        self._cleaned: dict[str, str] = {}
 
     def run(self, progress: HistoryProgress | None = None) -> HistoryReport:
         started = time.perf_counter()
@@ -97,6 +103,7 @@ class HistoryIndexer:
         except GitError as exc:
             report.state, report.message = "failed", str(exc)
             report.errors.append(str(exc))
+        report.errors += [self._tickets.describe(p) for p in self._tickets.timed_out]
         report.seconds = round(time.perf_counter() - started, 3)
         if report.state in ("indexed", "up-to-date"):
             for key, value in self.store.counts().items():
@@ -136,6 +143,12 @@ class HistoryIndexer:
         window = f"{cfg.max_commits}|{cfg.since or ''}"
         known = store.meta_get(_META_HEAD)
         stored = self.store.hashes()
+        if stored and store.meta_get(_META_REDACTED) != "1":
+            # indexed before commits were redacted: read them again, once, redacted
+            log.info("history: reading %d commits again to redact what they hold", len(stored))
+            with store.transaction():
+                self.store.delete_commits(stored)
+            stored = {}
         if known == info.head and store.meta_get(_META_WINDOW) == window and stored:
             report.state = "up-to-date"
             return
@@ -171,6 +184,7 @@ class HistoryIndexer:
         with store.transaction():
             store.meta_set(_META_HEAD, info.head)
             store.meta_set(_META_WINDOW, window)
+            store.meta_set(_META_REDACTED, "1")
             store.meta_set(META_SHALLOW, "1" if info.shallow else "0")
             store.audit(
                 at=time.time(),
@@ -316,20 +330,30 @@ class HistoryIndexer:
                 changes.append((f"{path}::{name}", how))
             renames.extend((f"{old_path}::{o}", f"{new_path}::{n}", "symbol") for o, n in renamed)
         files = [] if boundary else [f.path for f in commit.files]
-        return _commit_rows(
-            commit, seq, changes, renames, files, self._ticket_tags(commit.message), boundary
-        )
+        # A repository may be a stranger's: what its commits say is stored redacted (the
+        # links above are keys into the workspace's own tree, kept as they are)
+        message = redact_text(commit.message)
+        tags = self._ticket_tags(message)
+        return _commit_rows(commit, message, seq, changes, renames, files, tags, boundary,
+                            self._clean)  # fmt: skip
+
+    def _clean(self, text: str) -> str:
+        """`text` redacted; names, e-mails and paths recur, so each is redacted once a run."""
+        found = self._cleaned.get(text)
+        if found is None:
+            if len(self._cleaned) >= _CLEAN_CACHE:
+                self._cleaned.clear()
+            found = self._cleaned[text] = redact_text(text)
+        return found
 
     def _ticket_tags(self, message: str) -> list[str]:
         tags: list[str] = []
-        for pattern in self._tickets:
-            for match in pattern.finditer(message[:4000]):
-                ticket = match.group(0)
-                if ticket.split("-", 1)[0] in _NOT_TICKETS:
-                    continue
-                tag = f"ticket:{ticket}"
-                if is_tag(tag) and tag not in tags:
-                    tags.append(tag)
+        for ticket in self._tickets.matches(message[:4000], what="a commit message"):
+            if ticket.split("-", 1)[0] in _NOT_TICKETS:
+                continue
+            tag = f"ticket:{ticket}"
+            if is_tag(tag) and tag not in tags:
+                tags.append(tag)
         return tags[:20]
 
 
@@ -351,28 +375,32 @@ _STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "
            "T": "type changed"}  # fmt: skip
 
 
-def _file_meta(change: FileChange) -> dict[str, str]:
-    meta = {"path": change.path, "status": change.status}
+def _file_meta(change: FileChange, clean: Callable[[str], str]) -> dict[str, str]:
+    meta = {"path": clean(change.path), "status": change.status}
     if change.status == "R" and change.old_path:
-        meta["from"] = change.old_path
+        meta["from"] = clean(change.old_path)
     return meta
 
 
 def _commit_rows(
     commit: RawCommit,
+    message: str,
     seq: int,
     changes: list[tuple[str, str]],
     renames: list[tuple[str, str, str]],
     files: list[str],
     tags: list[str],
     boundary: bool,
+    clean: Callable[[str], str],
 ) -> CommitRows:
-    subject, _, body = commit.message.partition("\n")
-    subject = " ".join(subject.split())[:200] or f"commit {commit.hash[:10]}"
+    """The rows of one commit; `message` is its message redacted, `clean` redacts the rest."""
+    subject, _, body = message.partition("\n")
+    subject = " ".join(subject.split())
+    subject = subject[: marker_safe_end(subject, 200)].rstrip() or f"commit {commit.hash[:10]}"
     listed = commit.files if not boundary else []
     described = [
-        f"{f.path} ({_STATUS.get(f.status, f.status)}"
-        + (f" from {f.old_path}" if f.status == "R" else "")
+        f"{clean(f.path)} ({_STATUS.get(f.status, f.status)}"
+        + (f" from {clean(f.old_path or '')}" if f.status == "R" else "")
         + ")"
         for f in listed[:_FILES_IN_CONTENT]
     ]
@@ -381,10 +409,11 @@ def _commit_rows(
     parts = [subject]
     if body.strip():
         parts += ["", body.strip()]
+    author, email = clean(commit.author), clean(commit.email)
     parts += [
         "",
         f"commit {commit.hash}",
-        f"Author: {commit.author} <{commit.email}>",
+        f"Author: {author} <{email}>",
         f"Date: {iso(commit.authored_at)}",
     ]
     if len(commit.parents) > 1:
@@ -395,12 +424,12 @@ def _commit_rows(
     metadata: dict[str, Any] = {
         "hash": commit.hash,
         "parents": commit.parents,
-        "author": commit.author,
-        "email": commit.email,
+        "author": author,
+        "email": email,
         "authored_at": iso(commit.authored_at),
         "committed_at": iso(commit.committed_at),
-        "files": [f.path for f in listed[:_FILES_IN_METADATA]],
-        "file_changes": [_file_meta(f) for f in listed[:_FILES_IN_METADATA]],
+        "files": [clean(f.path) for f in listed[:_FILES_IN_METADATA]],
+        "file_changes": [_file_meta(f, clean) for f in listed[:_FILES_IN_METADATA]],
         "files_total": len(listed),
         "symbols": len(changes),
         "tickets": [t[len("ticket:") :] for t in tags],

@@ -132,7 +132,7 @@ def save_selection(folder: Folder, ctx: Context, args: SaveSelectionArgs) -> dic
     sym = innermost(ctx.symbols, first, last)
     where = f"{ctx.rel}:{first}-{last}"
     label = sym.qualified_name.split("::", 1)[-1] if sym else ctx.rel
-    title = (args.title or "").strip() or f"{label}: {_first_line(body)}"[:80]
+    title = (args.title or "").strip() or folder.brain.title_from(f"{label}: {_first_line(body)}")
     content = f"{title}\n\n{body}\n\n(from {where})"
     metadata = {"path": ctx.rel, "lines": [first, last]}
     if sym:
@@ -162,7 +162,7 @@ def record_decision(
     title = (args.title or "").strip()
     if not text and not title:
         raise InvalidInputError("a decision needs a title or text")
-    title = title or f"Decision: {_first_line(text)}"[:80]
+    title = title or folder.brain.title_from(f"Decision: {_first_line(text)}")
     content = f"{title}\n\n{text}" if text and text != title else title
     metadata: dict[str, Any] = {}
     if ctx is not None:
@@ -195,7 +195,7 @@ def supersede(folder: Folder, ctx: Context | None, args: SupersedeArgs) -> dict[
             ).strip()
         if not text:
             raise InvalidInputError("supersede needs `new` (a note id) or the new `text`")
-        title = (args.title or "").strip() or f"{old.title} (revised)"[:80]
+        title = (args.title or "").strip() or folder.brain.title_from(f"{old.title} (revised)")
         new = folder.brain.write(
             f"{title}\n\n{text}", title=title, tags=old.tags, collection=old.collection,
             metadata=old.metadata, supersedes=old.id,

@@ -28,14 +28,16 @@ env line is redacted).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._rules import MARKER, RULES, Rule, default_span
 
-__all__ = ["KINDS", "Redaction", "count_markers", "redact", "redact_text"]
+__all__ = ["KINDS", "Redaction", "count_markers", "redact", "redact_json", "redact_text"]
 
 KINDS: frozenset[str] = frozenset(rule.kind for rule in RULES)
 """Every kind a marker can name."""
@@ -140,6 +142,56 @@ def redact(text: str) -> Redaction:
 
 def redact_text(text: str) -> str:
     return redact(text).text
+
+
+def redact_json(value: Any) -> Any:
+    """A JSON value with every string in it redacted, object keys included.
+
+    Each string is redacted alone (a token after a line break), then the whole as JSON
+    text, where a value is seen beside its key (`{"password": "..."}`). When the second
+    pass would change the value's shape (a replacement across strings), the first is kept.
+    """
+    clean = _leaves(value)
+    try:
+        text = json.dumps(clean, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return clean
+    redacted = redact(text).text
+    if redacted == text:
+        return clean
+    try:
+        again = json.loads(redacted)
+    except ValueError:
+        return clean
+    return again if _same_shape(clean, again) else clean
+
+
+def _leaves(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value).text
+    if isinstance(value, Mapping):
+        # two keys that differ only by their secret become one: the later value wins
+        return {_leaves(k) if isinstance(k, str) else k: _leaves(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_leaves(item) for item in value]
+    return value
+
+
+def _same_shape(a: Any, b: Any) -> bool:
+    """Same containers, keys counts and lengths; strings may differ (they were redacted)."""
+    if isinstance(a, dict):
+        return (
+            isinstance(b, dict)
+            and len(a) == len(b)
+            and all(_same_shape(x, y) for x, y in zip(a.values(), b.values(), strict=True))
+        )
+    if isinstance(a, list):
+        return (
+            isinstance(b, list)
+            and len(a) == len(b)
+            and all(_same_shape(x, y) for x, y in zip(a, b, strict=True))
+        )
+    return isinstance(b, str) if isinstance(a, str) else a == b
 
 
 _MARKER = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")

@@ -31,7 +31,7 @@ COMMIT_AUTHOR = "git"
 
 @dataclass(slots=True)
 class CommitRows:
-    """One commit as the indexer built it, ready to insert."""
+    """One commit as the indexer built it, ready to insert: its text already redacted."""
 
     hash: str
     seq: int
