@@ -26,3 +26,13 @@ def test_clip_marks_the_cut_and_keeps_short_text() -> None:
     assert clip("refund policy", 20) == "refund policy"
     assert clip("refund policy", 7) == "refund…"
     assert clip("refund policy", 0) == ""
+
+
+def test_a_clip_never_cuts_through_a_redaction_marker() -> None:
+    text = "My key is [REDACTED:openai_key] and more words after it"
+    start = text.index("[")
+    end = text.index("]") + 1
+    for width in range(start + 2, end + 1):  # every cut that would fall inside the marker
+        assert clip(text, width) == "My key is…", width
+    assert clip(text, end + 1) == text[:end] + "…"
+    assert one_line("a\n[REDACTED:github_token] b", 10) == "a…"

@@ -135,13 +135,28 @@ class UiServer:
     def url(self) -> str:
         return str(self.endpoint["url"])
 
+    _page_token: str | None = None
+
     def token(self) -> str:
+        """The workspace's (MCP) token: `nano-brain ui` mints one-time codes with it."""
         files = list((self.env.state_dir() / "workspaces").glob("*/mcp-token"))
         assert len(files) == 1, files
         return files[0].read_text().strip()
 
+    def page_token(self) -> str:
+        """A page token of this server, got as a second `nano-brain ui` and its page would:
+        a fresh one-time code (workspace token), traded at /api/session."""
+        if self._page_token is None:
+            auth = {"Authorization": f"Bearer {self.token()}"}
+            code = httpx.post(f"{self.url}api/code", headers=auth, timeout=60).json()["code"]
+            answer = httpx.post(f"{self.url}api/session", json={"code": code}, timeout=60)
+            assert answer.status_code == 200, answer.text
+            self._page_token = str(answer.json()["token"])
+        return self._page_token
+
     def http(self, token: str | None = "auto", **headers: str) -> httpx.Client:
-        chosen = self.token() if token == "auto" else token
+        """A client of the page's API (token "auto": a page token of this server)."""
+        chosen = self.page_token() if token == "auto" else token
         auth = {"Authorization": f"Bearer {chosen}"} if chosen else {}
         return httpx.Client(base_url=self.url, headers={**auth, **headers}, timeout=60)
 

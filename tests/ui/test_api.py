@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(600)
 def test_the_page_refuses_requests_without_the_token_or_from_a_foreign_origin(
     ui: UiServer,
 ) -> None:
-    token = ui.token()
+    token = ui.page_token()
     with ui.http(token=None) as anonymous:
         missing = anonymous.get("/api/info")
         assert missing.status_code == 401 and "Bearer" in missing.headers["www-authenticate"]
@@ -41,14 +41,19 @@ def test_the_page_refuses_requests_without_the_token_or_from_a_foreign_origin(
         assert http.get("/api/info", headers={"Origin": ui.url.rstrip("/")}).status_code == 200
 
 
-def test_the_one_time_code_gives_the_token_once(ui: UiServer) -> None:
+def test_the_one_time_code_gives_a_page_token_once(ui: UiServer) -> None:
     code = ui.endpoint["open_url"].split("#code=", 1)[1]
     assert ui.token() not in ui.endpoint["open_url"]
     with ui.http(token=None) as anonymous:
         first = anonymous.post("/api/session", json={"code": code})
-        assert first.status_code == 200 and first.json() == {"token": ui.token()}
+        assert first.status_code == 200 and set(first.json()) == {"token"}
+        page_token = first.json()["token"]
+        assert page_token != ui.token()  # the page's own, not the workspace's MCP token
+        assert anonymous.get("/api/info", headers=_bearer(page_token)).status_code == 200
         again = anonymous.post("/api/session", json={"code": code})
         assert again.status_code == 403 and "already used" in again.json()["error"]
+        # two presentations of one code: the session it opened is over
+        assert anonymous.get("/api/info", headers=_bearer(page_token)).status_code == 401
         assert anonymous.post("/api/session", json={"code": "guess"}).status_code == 403
         form = anonymous.post(
             "/api/session",
@@ -60,10 +65,16 @@ def test_the_one_time_code_gives_the_token_once(ui: UiServer) -> None:
             "/api/session", json={"code": code}, headers={"Origin": "http://evil.example.com"}
         )
         assert foreign.status_code == 403
-    with ui.http() as http:
-        fresh = http.post("/api/code").json()["code"]
+    with ui.http(token=ui.token()) as cli:  # as a second `nano-brain ui` asks
+        fresh = cli.post("/api/code").json()["code"]
     with ui.http(token=None) as anonymous:
-        assert anonymous.post("/api/session", json={"code": fresh}).json()["token"] == ui.token()
+        token = anonymous.post("/api/session", json={"code": fresh}).json()["token"]
+        assert token != ui.token()
+        assert anonymous.get("/api/info", headers=_bearer(token)).status_code == 200
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
 def test_the_page_is_served_with_a_strict_policy(ui: UiServer) -> None:
@@ -72,7 +83,8 @@ def test_the_page_is_served_with_a_strict_policy(ui: UiServer) -> None:
         assert page.status_code == 200 and '<div id="app">' in page.text
         policy = page.headers["content-security-policy"]
         assert "script-src 'self'" in policy and "unsafe-inline" not in policy
-        assert "frame-ancestors 'none'" in policy
+        for directive in ("frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'"):
+            assert directive in policy
         assert page.headers["referrer-policy"] == "no-referrer"
         script = anonymous.get("/assets/app.js")
         assert script.status_code == 200 and script.headers["content-type"].startswith(
@@ -325,7 +337,9 @@ def test_a_second_ui_reuses_the_running_server_with_a_fresh_link(ui: UiServer) -
     again = json.loads(out)
     assert again["reused"] is True and again["url"] == ui.url
     code = again["open_url"].split("#code=", 1)[1]
-    assert httpx.post(f"{ui.url}api/session", json={"code": code}).json()["token"] == ui.token()
+    token = httpx.post(f"{ui.url}api/session", json={"code": code}).json()["token"]
+    assert token != ui.token()
+    assert httpx.get(f"{ui.url}api/info", headers=_bearer(token)).status_code == 200
 
 
 def test_the_endpoint_file_goes_when_the_server_stops(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 /**
  * "nano-brain: Open Memory": the memory page (the same bundle `nano-brain ui` serves) in a
  * webview. The extension starts `nano-brain ui --no-open --json` for the folder, trades its
- * one-time code for the workspace token, and answers the page's API requests itself (the
- * page never sees the token and needs no network access); "open this code" opens the file.
+ * one-time code for a page token (good for that page server's API only), and answers the
+ * page's API requests itself (the page never sees the token and needs no network access);
+ * "open this code" opens the file.
  */
 
 import { type ChildProcess, spawn } from "node:child_process";

@@ -57,11 +57,48 @@ describe("files the page may open", () => {
 describe("the webview document", () => {
   it("inlines the bundle under a nonce and allows nothing else", () => {
     const n = nonce();
-    assert.match(n, /^[A-Za-z0-9]{32}$/);
+    assert.match(n, /^[A-Za-z0-9_-]{32}$/);
     const html = webviewHtml("console.log('</script><b>')", "body{}", n, "vscode-resource:");
     assert.match(html, new RegExp(`script-src 'nonce-${n}'`));
     assert.ok(html.includes("default-src 'none'"));
     assert.equal(html.match(/<\/script>/g)?.length, 1);
     assert.ok(!html.includes("unsafe-inline"));
+  });
+
+  it("forbids a <base> and form submissions, and keeps every other directive", () => {
+    const html = webviewHtml("", "", nonce(), "vscode-resource:");
+    const csp = /content="([^"]*)"/.exec(html)?.[1] ?? "";
+    const directives = csp.split(";").map((d) => d.trim());
+    for (const expected of ["default-src 'none'", "base-uri 'none'", "form-action 'none'", "font-src vscode-resource:",
+      "img-src vscode-resource: data:"]) {
+      assert.ok(directives.includes(expected), `${expected} in ${csp}`);
+    }
+    assert.ok(directives.some((d) => /^script-src 'nonce-[A-Za-z0-9_-]{32}'$/.test(d)), csp);
+  });
+});
+
+describe("the nonce", () => {
+  it("comes from the crypto generator, never Math.random", (t) => {
+    t.mock.method(Math, "random", () => {
+      throw new Error("Math.random must not make a nonce");
+    });
+    const first = nonce();
+    assert.match(first, /^[A-Za-z0-9_-]{32}$/);
+    assert.notEqual(nonce(), first);
+  });
+
+  it("is different every time, even when Math.random is not random at all", (t) => {
+    t.mock.method(Math, "random", () => 0);
+    const seen = new Set(Array.from({ length: 2000 }, () => nonce()));
+    assert.equal(seen.size, 2000);
+  });
+
+  it("uses the whole alphabet evenly (192 random bits)", () => {
+    const counts = new Map<string, number>();
+    const samples = 4000;
+    for (let i = 0; i < samples; i++) for (const ch of nonce()) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+    assert.equal(counts.size, 64);
+    const expected = (samples * 32) / 64;
+    for (const [ch, n] of counts) assert.ok(Math.abs(n - expected) < expected * 0.2, `${ch}: ${n} vs ${expected}`);
   });
 });

@@ -23,6 +23,8 @@ import click
 
 from .. import __version__
 from ..errors import InvalidInputError, NanoBrainError, StoreError
+from ..text import json_visible, visible
+from ._output import show_controls_visibly, streams_restored
 from ._progress import progress_bar
 
 if TYPE_CHECKING:
@@ -109,6 +111,10 @@ _MODULES: dict[str, dict[str, str]] = {
     "store_cmd": {
         "store": "Set up a team store on PostgreSQL; copy memory between stores.",
     },
+    "trust_cmd": {
+        "trust": "Trust this workspace's .nano-brain.yml as it is now (endpoints, keys, outside "
+        "paths).",
+    },
     "ui_cmd": {
         "ui": "Serve the memory page on 127.0.0.1 and open it in the browser.",
     },
@@ -191,8 +197,9 @@ def open_brain(
 
 
 def emit(data: Any, as_json: bool, human: Callable[[], None]) -> None:
+    """`data` as JSON (every control character escaped), or what `human` prints."""
     if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        click.echo(json_visible(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
     else:
         human()
 
@@ -209,7 +216,7 @@ def echo_lines(lines: Iterable[str], empty: str) -> None:
 
 def fail(message: str, code: int) -> None:
     """The one way the CLI reports an error: one line on stderr, then exit `code`."""
-    line = re.sub(r"\s+", " ", message).strip()
+    line = visible(re.sub(r"\s+", " ", message).strip())
     click.echo(f"nano-brain: error: {line}", err=True)
     sys.exit(code)
 
@@ -242,6 +249,10 @@ class _Group(click.Group):
             formatter.write_dl(rows)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
+        with streams_restored():
+            return self._main(*args, **kwargs)
+
+    def _main(self, *args: Any, **kwargs: Any) -> Any:
         # numpy's OpenBLAS starts a thread per core when it loads (~45 ms of a `query`); the
         # vector leg multiplies a few hundred rows at most, and onnxruntime has its own threads.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -324,6 +335,13 @@ def _exit_now(code: int) -> None:
 )
 def main(verbose: int, store_url: str | None) -> None:
     """nano-brain: a memory for your coding workspace."""
+    ctx = click.get_current_context()
+    # before logging is set up, so that log lines go through the filter too
+    show_controls_visibly(ctx.invoked_subcommand)
+    # click.echo would silently drop some escape sequences (not all) when stdout is not a
+    # terminal; with every control character made visible there is nothing left to strip,
+    # and the reader sees what the text holds
+    ctx.color = True
     if store_url is not None:
         from ..store.postgres._connect import check_url
 

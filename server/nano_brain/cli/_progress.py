@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from ._output import raw_stderr
+
 #: Seconds between two plain progress lines of the same phase.
 LINE_INTERVAL_S = 2.0
 
@@ -98,6 +100,6 @@ def _rich_bar() -> Any:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=Console(stderr=True),
+        console=Console(file=raw_stderr()),
         transient=True,
     )

@@ -15,6 +15,7 @@ from ..filters import Filters
 from ..harvest import AGENTS, Harvester, HarvestReport
 from ..harvest.harvester import SKIPPED
 from ..models import Document
+from ..text import json_visible
 from ._app import common_options, emit, main
 
 _AGENT = click.Choice(list(AGENTS))
@@ -107,7 +108,8 @@ def watch(
         if not report.changed and not report.counts().get("failed"):
             return
         if as_json:
-            click.echo(json.dumps(report.to_dict(), ensure_ascii=False, default=str), nl=True)
+            text = json.dumps(report.to_dict(), ensure_ascii=False, default=str)
+            click.echo(json_visible(text))
         else:
             _print_report(report)
 

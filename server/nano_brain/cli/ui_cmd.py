@@ -27,8 +27,8 @@ def ui(workspace: Path | None, db: Path | None, port: int, no_open: bool, as_jso
     """Serve the memory page on 127.0.0.1 and open it in the browser.
 
     The link carries a one-time code (it works once, for five minutes); the page trades it
-    for the workspace's token. Run `nano-brain ui` again for a fresh link: a page server that
-    is already running for the workspace is reused.
+    for a token of its own, good for this page server only. Run `nano-brain ui` again for a
+    fresh link: a page server that is already running for the workspace is reused.
     """
     from ..mcp.security import load_or_create_token
     from ..ui.server import fresh_link, read_running, serve_ui

@@ -13,7 +13,7 @@ import ipaddress
 import logging
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -165,9 +165,18 @@ class HttpGuard:
         token: str | None,
         allow_remote: bool = False,
         extra_hosts: Iterable[str] = (),
+        verify: Callable[[str], bool] | None = None,
     ) -> None:
+        """`token` is the one bearer token accepted; or `verify` says which are (the memory
+        page's tokens, minted while it runs); neither: no token needed."""
         self._app = app
         self._token = token.encode() if token else None
+        self._verify = verify
+        self._unauthorized = (
+            "Unauthorized: send Authorization: Bearer <token> (see nano-brain mcp-config)"
+            if verify is None
+            else "Unauthorized: this page's session has ended; run `nano-brain ui` again"
+        )
         self._allow_remote = allow_remote
         self._extra_hosts = {h.lower() for h in extra_hosts}
 
@@ -209,11 +218,12 @@ class HttpGuard:
             log.warning("refused request with Origin %s", _shown(origins))
             await _respond(send, 403, "Forbidden: Origin is not allowed")
             return
-        if self._token is not None and not self._token_ok(headers.get("authorization", [])):
+        needs_token = self._token is not None or self._verify is not None
+        if needs_token and not self._token_ok(headers.get("authorization", [])):
             await _respond(
                 send,
                 401,
-                "Unauthorized: send Authorization: Bearer <token> (see nano-brain mcp-config)",
+                self._unauthorized,
                 extra=[(b"www-authenticate", b'Bearer realm="nano-brain"')],
             )
             return
@@ -221,13 +231,15 @@ class HttpGuard:
 
     def _token_ok(self, values: list[str]) -> bool:
         """Exactly one `Authorization: Bearer <token>`; never logged, compared in constant time."""
-        assert self._token is not None
         if len(values) != 1:
             return False
         scheme, _, presented = values[0].partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(
-            presented.strip().encode("latin-1"), self._token
-        )
+        if scheme.lower() != "bearer":
+            return False
+        if self._verify is not None:
+            return self._verify(presented.strip())
+        assert self._token is not None
+        return hmac.compare_digest(presented.strip().encode("latin-1"), self._token)
 
 
 def _shown(values: list[str]) -> str:

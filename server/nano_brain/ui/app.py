@@ -1,10 +1,11 @@
 """The memory page as an ASGI app: the static bundle, and a JSON API over one Brain.
 
-Two routers behind the MCP server's own guard (`mcp.security.HttpGuard`, Host, then Origin,
-then the bearer token): everything under `/api/` needs the workspace's token, except
-`/api/session`, where a one-time code is traded for it (see `session`); the page itself and
-its bundle are public code and need Host and Origin only. Every change goes through the
-Brain's methods (confirm, retract, supersede), audited as this Brain's actor (`ui`).
+Behind the MCP server's own guard (`mcp.security.HttpGuard`: Host, then Origin, then a bearer
+token), three kinds of route: the page's API under `/api/` takes a page token (minted for
+one page by this server, see `session`); `/api/code`, where a second `nano-brain ui` asks for
+a fresh one-time code, takes the workspace's token; `/api/session`, where a code is traded for
+a page token, and the page itself and its bundle (public code) take none. Every change goes
+through the Brain's methods (confirm, retract, supersede), audited as this Brain's actor (`ui`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from starlette.responses import Response
 from starlette.routing import Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .. import jsonlimits
 from ..brain import Brain
 from ..errors import (
     InvalidInputError,
@@ -36,7 +38,8 @@ from ..errors import (
 )
 from ..mcp.security import HttpGuard
 from ..search import validate_request
-from .session import OneTimeCodes
+from .peer import same_user
+from .session import PageSessions
 from .views import MemoryViews, TimelineQuery
 
 log = logging.getLogger(__name__)
@@ -45,6 +48,12 @@ MAX_BODY_BYTES = 64 * 1024
 """A request body is a search or an action: a query of at most 4,000 characters and a few
 filters. Anything larger is refused before it is read whole."""
 _UID = re.compile(r"[0-9a-f]{12}")
+_REPLAYED = (
+    "this link was already used, by another page or program, and the session it opened has "
+    "been ended. If you did not open it twice, someone else may have it: run `nano-brain ui` "
+    "again for a fresh link"
+)
+_OTHER_USER = "this link only works for the user who ran `nano-brain ui`"
 _SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
@@ -124,14 +133,16 @@ def build_app(
     brain: Brain,
     *,
     token: str,
-    codes: OneTimeCodes,
+    sessions: PageSessions,
     assets: dict[str, tuple[bytes, str]] | None = None,
     allow_remote: bool = False,
 ) -> ASGIApp:
-    """The page and its API for `brain`, behind the Host/Origin/token guard."""
-    api = _Api(brain, token, codes)
+    """The page and its API for `brain`, behind the Host/Origin/token guard; `token` is the
+    workspace's, good for `/api/code` only."""
+    api = _Api(brain, sessions)
     files = load_assets() if assets is None else assets
     api_router = Router(routes=api.routes())
+    code_router = Router(routes=[Route("/api/code", api.code, methods=["POST"])])
     open_router = Router(
         routes=[
             Route("/api/session", api.session, methods=["POST"]),
@@ -139,12 +150,17 @@ def build_app(
             Route("/assets/{name}", partial(_named_asset, files), methods=["GET", "HEAD"]),
         ]
     )
-    guarded_api = HttpGuard(api_router, token=token, allow_remote=allow_remote)
+    guarded_api = HttpGuard(
+        api_router, token=None, verify=sessions.valid, allow_remote=allow_remote
+    )
+    guarded_code = HttpGuard(code_router, token=token, allow_remote=allow_remote)
     guarded_open = HttpGuard(open_router, token=None, allow_remote=allow_remote)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        if path.startswith("/api/") and path != "/api/session":
+        if path == "/api/code":
+            await guarded_code(scope, receive, send)
+        elif path.startswith("/api/") and path != "/api/session":
             await guarded_api(scope, receive, send)
         else:
             await guarded_open(scope, receive, send)
@@ -155,17 +171,15 @@ def build_app(
 class _Api:
     """The JSON endpoints; each runs its Brain call on a worker thread."""
 
-    def __init__(self, brain: Brain, token: str, codes: OneTimeCodes) -> None:
+    def __init__(self, brain: Brain, sessions: PageSessions) -> None:
         self.brain = brain
         self.views = MemoryViews(brain)
-        self._token = token
-        self._codes = codes
+        self._sessions = sessions
 
     def routes(self) -> list[Route]:
         get, post = ["GET"], ["POST"]
         return [
             Route("/api/info", self._handler(self.info), methods=get),
-            Route("/api/code", self._handler(self.code), methods=post),
             Route("/api/search", self._handler(self.search), methods=post),
             Route("/api/timeline", self._handler(self.timeline), methods=get),
             Route("/api/timeline/bucket", self._handler(self.bucket), methods=get),
@@ -198,24 +212,36 @@ class _Api:
     # -- the session ----------------------------------------------------------------------
 
     async def session(self, request: Request) -> Response:
-        """Trade a one-time code for the token (no token needed; Host and Origin checked)."""
+        """Trade a one-time code for a page token (no token needed; Host and Origin checked)."""
         try:
             body = _model(SessionBody, await _body(request))
         except NanoBrainError as exc:
             return _json({"error": str(exc)}, 400)
         except _BodyTooLarge:
             return _json({"error": "request body too large"}, 413)
-        if not self._codes.redeem(body.code):
-            log.warning("refused a used, expired or unknown one-time code")
-            return _json(
-                {"error": "this link was already used or has expired: run `nano-brain ui` again"},
-                403,
+        # before the code is looked at: another user cannot even use up the owner's code
+        ends = (_address(request.scope.get("client")), _address(request.scope.get("server")))
+        if not await _run(same_user, *ends):
+            log.warning("refused a one-time code presented by another local user")
+            return _json({"error": _OTHER_USER}, 403)
+        redeemed = self._sessions.redeem(body.code)
+        if redeemed.token is not None:
+            return _json({"token": redeemed.token})
+        if redeemed.outcome == "replayed":
+            log.warning(
+                "a one-time code was presented twice: ended the page session it had opened "
+                "(the link may have leaked)"
             )
-        return _json({"token": self._token})
+            return _json({"error": _REPLAYED}, 403)
+        log.warning("refused a used, expired or unknown one-time code")
+        return _json(
+            {"error": "this link was already used or has expired: run `nano-brain ui` again"}, 403
+        )
 
-    async def code(self, request: Request) -> dict[str, Any]:
-        """A fresh one-time code (for a second `nano-brain ui`, which holds the token)."""
-        return {"code": self._codes.mint()}
+    async def code(self, request: Request) -> Response:
+        """A fresh one-time code (for a second `nano-brain ui`, which holds the workspace
+        token; no page token opens this)."""
+        return _json({"code": self._sessions.mint()})
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -298,7 +324,8 @@ async def _run(fn: Callable[[*_Args], _R], *args: *_Args) -> _R:
 
 
 async def _body(request: Request) -> Any:
-    """The JSON body, read in pieces and refused past MAX_BODY_BYTES; `{}` when empty."""
+    """The JSON body, read in pieces and refused past MAX_BODY_BYTES or
+    `jsonlimits.MAX_DEPTH` levels of nesting; `{}` when empty."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise _BodyTooLarge
@@ -313,10 +340,16 @@ async def _body(request: Request) -> Any:
     if kind != "application/json":
         # also keeps a cross-site form from posting here without a CORS preflight
         raise InvalidInputError("send the body as application/json")
-    try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise InvalidInputError("the body is not valid JSON") from None
+    return jsonlimits.loads(bytes(data))  # nesting bounded before the recursive parser
+
+
+def _address(value: Any) -> tuple[str, int] | None:
+    """An ASGI scope's (host, port) pair, if it is one (a unix socket has none)."""
+    if isinstance(value, list | tuple) and len(value) == 2:
+        host, port = value
+        if isinstance(host, str) and isinstance(port, int):
+            return host, port
+    return None
 
 
 def _model(cls: type[M], data: Any) -> M:

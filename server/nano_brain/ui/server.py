@@ -27,7 +27,7 @@ from ..mcp.transports import (
     uvicorn_server,
 )
 from .app import build_app
-from .session import OneTimeCodes
+from .session import PageSessions
 
 log = logging.getLogger(__name__)
 
@@ -90,15 +90,16 @@ def serve_ui(
     port: int = 0,
     on_ready: Callable[[UiEndpoint], None] | None = None,
 ) -> None:
-    """Serve the page until SIGINT/SIGTERM; loopback only, the workspace token required."""
+    """Serve the page until SIGINT/SIGTERM; loopback only. `token` (the workspace's) only
+    mints one-time codes; each code buys a page token of this server's own."""
     check_bind(host, auth=True, allow_remote=False)
-    codes = OneTimeCodes()
+    sessions = PageSessions()
     sock = open_listener(host, port, None)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     url = f"http://{shown}:{bound_port}/"
-    endpoint = UiEndpoint(url, f"{url}#code={codes.mint()}", os.getpid(), str(brain.root))
-    server = uvicorn_server(build_app(brain, token=token, codes=codes))
+    endpoint = UiEndpoint(url, f"{url}#code={sessions.mint()}", os.getpid(), str(brain.root))
+    server = uvicorn_server(build_app(brain, token=token, sessions=sessions))
     path = endpoint_path(brain.workspace_id)
 
     def started() -> None:

@@ -1,7 +1,8 @@
 /**
  * How the page reaches its server. In a browser: fetch to the page's own origin with the
- * workspace token as a bearer header (the token is held in memory only). In the VS Code
- * webview: messages to the extension, which makes the same requests with the token it holds.
+ * page token as a bearer header (minted by the server for this page, held in memory only).
+ * In the VS Code webview: messages to the extension, which makes the same requests with the
+ * page token it holds.
  */
 
 export class ApiError extends Error {
@@ -43,7 +44,9 @@ function errorOf(status: number, body: unknown): ApiError {
   const text =
     typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string"
       ? (body as { error: string }).error
-      : `request failed (${status})`;
+      : status === 401
+        ? "This page's session has ended (its link was opened again, or the server restarted): run nano-brain ui again for a fresh link."
+        : `request failed (${status})`;
   return new ApiError(text, status);
 }
 
@@ -107,7 +110,7 @@ export function inWebview(): boolean {
   return typeof (globalThis as { acquireVsCodeApi?: unknown }).acquireVsCodeApi === "function";
 }
 
-/** Trades the one-time code of the opened link for the token (browser only). */
+/** Trades the one-time code of the opened link for a page token (browser only). */
 export async function redeemCode(code: string): Promise<string> {
   const response = await fetch("/api/session", {
     method: "POST",

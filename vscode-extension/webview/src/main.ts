@@ -1,6 +1,6 @@
-/** Boot: pick the transport, get the token (browser), load the workspace info, route views. */
+/** Boot: pick the transport, get the page token (browser), load the workspace info, route views. */
 
-import { Api, ApiError, BrowserTransport, inWebview, redeemCode, WebviewTransport, type Transport } from "./api";
+import { Api, BrowserTransport, inWebview, redeemCode, WebviewTransport, type Transport } from "./api";
 import type { App } from "./app";
 import { clear, h, message } from "./dom";
 import type { Info } from "./types";
@@ -35,19 +35,13 @@ async function transport(): Promise<Transport | undefined> {
 
 function signIn(root: HTMLElement, why: string): void {
   clear(root);
-  const token = h("input", { type: "password", id: "token", autocomplete: "off", "aria-label": "Workspace token", size: 50 });
+  // No token to paste: the page's token is minted for one page by its server, and the
+  // workspace's MCP token is not accepted here.
   root.append(
     h("main", { class: "signin" },
       h("h1", {}, "nano-brain"),
       message(why, "error"),
-      h("p", {}, "Run ", h("code", {}, "nano-brain ui"), " again for a fresh link (it works once), or paste the workspace token (",
-        h("code", {}, "nano-brain mcp-config"), " shows it)."),
-      h("form", {
-        onsubmit: (e: Event) => {
-          e.preventDefault();
-          void start(root, new BrowserTransport(token.value.trim()));
-        },
-      }, token, h("button", { type: "submit", class: "primary" }, "Open"))),
+      h("p", {}, "Run ", h("code", {}, "nano-brain ui"), " again for a fresh link (a link works once).")),
   );
 }
 
@@ -57,7 +51,7 @@ async function start(root: HTMLElement, chosen: Transport): Promise<void> {
   try {
     info = await api.get<Info>("/api/info");
   } catch (error) {
-    if (!chosen.inEditor) signIn(root, error instanceof ApiError && error.status === 401 ? "That token was not accepted." : (error as Error).message);
+    if (!chosen.inEditor) signIn(root, (error as Error).message);
     else root.replaceChildren(message((error as Error).message, "error"));
     return;
   }
