@@ -25,7 +25,7 @@ from .config import Config
 from .embedding import EmbeddingProvider
 from .errors import InvalidInputError, NanoBrainError
 from .filters import Filters, Kind, Status
-from .models import SearchHit, SearchResponse
+from .models import SearchHit, SearchResponse, origin_of
 from .store import BM25_WEIGHTS, DocumentRow, Hit
 from .store.interface import MemoryStore
 from .store.rows import fts_match, merge_hits
@@ -636,6 +636,7 @@ class SearchPipeline:
                     ),
                     snippet=snippet(body, request.query),
                     lines=(start, end),
+                    origin=origin_of(doc),
                     content=doc.content if request.include_content else None,
                     explain=item.explain if request.explain else None,
                 )

@@ -27,7 +27,7 @@ from .filters import Filters, is_decision
 from .history import History
 from .history.indexer import META_SHALLOW
 from .store.history import HistoryStore
-from .text import one_line
+from .text import code, md, one_line
 from .timeutil import iso
 
 if TYPE_CHECKING:
@@ -281,8 +281,8 @@ def commit_line(c: WhyCommit | Any, *, subject_chars: int = 72) -> str:
         renamed = " · renamed here"
     elif c.change in ("added", "removed"):
         renamed = f" · {c.change}"
-    subject = one_line(c.subject, subject_chars)
-    return f"`{c.hash[:8]}` {subject} — {c.author}, {c.date[:10]}{renamed}"
+    subject = md(one_line(c.subject, subject_chars))
+    return f"`{c.hash[:8]}` {subject} — {md(c.author)}, {c.date[:10]}{renamed}"
 
 
 def note_badges(n: WhyNote) -> list[str]:
@@ -299,33 +299,38 @@ def note_badges(n: WhyNote) -> list[str]:
 def render(view: WhyView, *, budget_chars: int | None = None, now: float | None = None) -> str:
     """The view as Markdown; with a budget, whole lines up to it (sections in rank order)."""
     local = view.symbol.split("::", 1)[-1]
-    lines = [f"# Why `{local}`", f"`{view.path}:{view.lines[0]}-{view.lines[1]}` · {view.kind}"]
+    lines = [
+        f"# Why {code(local)}",
+        f"{code(f'{view.path}:{view.lines[0]}-{view.lines[1]}')} · {view.kind}",
+    ]
     lines += ["", f"## Notes and decisions ({len(view.notes)})"]
     if not view.notes:
         lines.append("_none anchored here_ (anchor one: `nano-brain anchor '#id' SYMBOL`)")
     for n in view.notes:
         badges = note_badges(n)
         badge = f" _({', '.join(badges)})_" if badges else ""
-        lines.append(f"- **{n.title}** `#{n.id}` · by {n.author} · {n.created_at[:10]}{badge}")
+        lines.append(
+            f"- **{md(n.title)}** `#{n.id}` · by {md(n.author)} · {n.created_at[:10]}{badge}"
+        )
         if n.snippet:
-            lines.append(f"  > {n.snippet}")
+            lines.append(f"  > {md(n.snippet)}")
     lines += ["", f"## Commits that changed it ({len(view.commits)})"]
     if not view.commits:
         lines.append(f"_none found_ ({view.history})")
     for c in view.commits:
-        was = f" (as `{c.name.split('::', 1)[-1]}`)" if c.name != view.symbol else ""
+        was = f" (as {code(c.name.split('::', 1)[-1])})" if c.name != view.symbol else ""
         lines.append(f"- {commit_line(c)}{was}")
     if view.sessions:
         lines += ["", f"## Agent sessions ({len(view.sessions)})"]
         for s in view.sessions:
-            via = f"edited `{view.path}`" if s.via == "file" else s.via
-            lines.append(f"- **{s.title}** `#{s.id}` · {s.updated_at[:10]} · {via}")
+            via = f"edited {code(view.path)}" if s.via == "file" else s.via
+            lines.append(f"- **{md(s.title)}** `#{s.id}` · {s.updated_at[:10]} · {via}")
     if view.related:
         lines += ["", "## Related memory"]
         for r in view.related:
-            lines.append(f"- {r.title} `#{r.id}` · {r.kind}")
+            lines.append(f"- {md(r.title)} `#{r.id}` · {r.kind}")
             if r.snippet:
-                lines.append(f"  > {r.snippet}")
+                lines.append(f"  > {md(r.snippet)}")
     lines += ["", f"_history: {view.history}_"]
     if budget_chars is None:
         return "\n".join(lines)

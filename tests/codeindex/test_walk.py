@@ -240,3 +240,22 @@ def test_walking_named_paths_agrees_with_walking_the_tree(tmp_path: Path) -> Non
     for bad in ("../outside/secret.py", "/etc/passwd", "pkg/../keep.py", ""):
         with pytest.raises(InvalidInputError):
             list(iter_paths(root, [bad]))
+
+
+def test_a_hostile_gitignore_neither_hangs_nor_stops_the_walk(tmp_path: Path) -> None:
+    # `*` fifty times then `b`: Python's backtracking engine tries every way to split a long
+    # name among the stars (it did not finish in minutes); `!` alone and a trailing backslash
+    # are lines git refuses, which made pathspec raise and the whole walk fail.
+    long_name = "a" * 40 + ".py"
+    write_tree(
+        tmp_path,
+        {
+            ".gitignore": "*" * 50 + "b\n" + "*a" * 25 + "b\n!\nx\\\n[[:alpha:]]q\n*.log\n",
+            long_name: "x = 1\n",
+            "debug.log": "log\n",
+            "aq.py": "x = 1\n",
+        },
+    )
+    files, skipped = paths(tmp_path)
+    assert files == sorted([long_name, "aq.py"])  # the bad lines left out, the rest applied
+    assert skipped["debug.log"] == "gitignored"

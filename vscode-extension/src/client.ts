@@ -21,6 +21,7 @@ import { Backoff } from "./core/backoff";
 import { type Discovery, type ServerCommand, lspCommand } from "./core/discovery";
 import { SerialGuard } from "./core/guard";
 import { type Settings, toInitializationOptions } from "./core/settings";
+import { hoverMarkdownTrust } from "./core/trust";
 import type { ServerState, WorkDoneValue } from "./core/status";
 import { folderSettings } from "./config";
 import { errorText, traceFor } from "./log";
@@ -152,11 +153,13 @@ export class FolderServer implements vscode.Disposable {
         { scheme: "untitled" },
       ],
       workspaceFolder: this.folder,
-      initializationOptions: toInitializationOptions(settings),
+      initializationOptions: toInitializationOptions(settings, vscode.workspace.isTrusted),
       outputChannel: this.log,
       traceOutputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      markdown: { isTrusted: true, supportHtml: false },
+      // Hovers quote memory (commit messages, transcripts) a stranger may have written: only
+      // nano-brain's own commands may run from a link in them.
+      markdown: { isTrusted: hoverMarkdownTrust(), supportHtml: false },
       initializationFailedHandler: (error) => {
         this.log.error(`[${this.folder.name}] initialize failed: ${errorText(error)}`);
         return false;

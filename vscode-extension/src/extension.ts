@@ -25,6 +25,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(log, status, router, documents, memory, { dispose: () => void servers.dispose() });
   context.subscriptions.push(...registerCommands({ manager: servers, router, documents, memory, status, log }));
 
+  // Restricted mode kept the workspace's endpoints, interpreter and server path out; once the
+  // person trusts the workspace, start again with them.
+  context.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void servers.restartAll("workspace trusted")),
+  );
   const interpreter = await onInterpreterChange(() => void servers.restartAll("Python interpreter changed"));
   if (interpreter !== undefined) context.subscriptions.push(interpreter);
 

@@ -35,6 +35,7 @@ export async function findServer(
     pythonInterpreter: () => selectedInterpreter(folder.uri, log),
     probe,
     defaultPython: process.platform === "win32" ? "python" : "python3",
+    trusted: vscode.workspace.isTrusted,
   });
   for (const attempt of result.tried) {
     log.info(`[${folder.name}] not the server: ${describe(attempt.candidate)} (${attempt.reason})`);

@@ -28,6 +28,7 @@ function env(overrides: Partial<DiscoveryEnv> & { works?: (c: ServerCommand) => 
       return works(c) ? { ok: true, version: "0.1.0" } : { ok: false, reason: "exited with 1" };
     },
     defaultPython: "python3",
+    trusted: true,
     probed,
     ...overrides,
   };
@@ -66,19 +67,34 @@ describe("server discovery order", () => {
     const e = env({ works: (c) => c.source === "python" });
     const found = await discoverServer(e);
     assert.ok(found.ok);
-    assert.deepEqual(found.server, { command: "/venv/bin/python", args: ["-m", "nano_brain"], source: "python" });
-    assert.deepEqual(e.probed, ["/usr/bin/nano-brain", "/venv/bin/python -m nano_brain"]);
+    assert.deepEqual(found.server, { command: "/venv/bin/python", args: ["-P", "-m", "nano_brain"], source: "python" });
+    assert.deepEqual(e.probed, ["/usr/bin/nano-brain", "/venv/bin/python -P -m nano_brain"]);
     assert.equal(found.tried.length, 1);
   });
 
   it("falls back to python3 without the Python extension", async () => {
     const list = await candidates(env({ which: async () => undefined, pythonInterpreter: async () => undefined }));
-    assert.deepEqual(list, [{ command: "python3", args: ["-m", "nano_brain"], source: "python" }]);
+    assert.deepEqual(list, [{ command: "python3", args: ["-P", "-m", "nano_brain"], source: "python" }]);
+  });
+
+  it("in a restricted workspace, never asks for the workspace's interpreter", async () => {
+    let asked = false;
+    const list = await candidates(
+      env({
+        trusted: false,
+        pythonInterpreter: async () => {
+          asked = true;
+          return ["/repo/.venv/bin/python"];
+        },
+      }),
+    );
+    assert.equal(asked, false);
+    assert.deepEqual(list.map((c) => c.command), ["/usr/bin/nano-brain", "python3"]);
   });
 
   it("keeps interpreter argv (e.g. a launcher with flags)", async () => {
     const list = await candidates(env({ which: async () => undefined, pythonInterpreter: async () => ["py", "-3.11"] }));
-    assert.deepEqual(list[0], { command: "py", args: ["-3.11", "-m", "nano_brain"], source: "python" });
+    assert.deepEqual(list[0], { command: "py", args: ["-3.11", "-P", "-m", "nano_brain"], source: "python" });
   });
 
   it("reports every attempt and the install command when nothing works", async () => {
@@ -115,14 +131,14 @@ describe("parseVersion", () => {
 });
 
 describe("argv building", () => {
-  const python: ServerCommand = { command: "/venv/bin/python", args: ["-m", "nano_brain"], source: "python" };
+  const python: ServerCommand = { command: "/venv/bin/python", args: ["-P", "-m", "nano_brain"], source: "python" };
   it("starts the language server", () => {
-    assert.deepEqual(lspCommand(python), { command: "/venv/bin/python", args: ["-m", "nano_brain", "lsp"] });
+    assert.deepEqual(lspCommand(python), { command: "/venv/bin/python", args: ["-P", "-m", "nano_brain", "lsp"] });
   });
   it("runs CLI commands for a folder with --json", () => {
     assert.deepEqual(cliCommand(python, ["mcp-config"], "/ws"), {
       command: "/venv/bin/python",
-      args: ["-m", "nano_brain", "mcp-config", "--workspace", "/ws", "--json"],
+      args: ["-P", "-m", "nano_brain", "mcp-config", "--workspace", "/ws", "--json"],
     });
   });
   it("expands ~ and ${workspaceFolder}", () => {

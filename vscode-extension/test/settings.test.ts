@@ -22,14 +22,15 @@ describe("settings -> initializationOptions", () => {
   it("sends nothing the user did not set", () => {
     const { settings, warnings } = readSettings(source({}));
     assert.deepEqual(warnings, []);
-    assert.deepEqual(toInitializationOptions(settings), {});
+    assert.deepEqual(toInitializationOptions(settings, true), { workspace_trusted: true });
   });
 
   it("mirrors config.yml sections for set values", () => {
     const { settings } = readSettings(
       source({ "embedding.provider": "ollama", "harvest.enabled": true, "review.enabled": false }),
     );
-    assert.deepEqual(toInitializationOptions(settings), {
+    assert.deepEqual(toInitializationOptions(settings, false), {
+      workspace_trusted: false,
       embedding: { provider: "ollama" },
       harvest: { enabled: true },
       review: { enabled: false },

@@ -188,6 +188,28 @@ class _Ignores:
         return False
 
 
+def ignore_spec(lines: list[str], where: object = "exclude") -> pathspec.GitIgnoreSpec:
+    """Gitignore-style `lines` as a spec matched in linear time (RE2); a line git would not
+    take, or RE2 cannot run, is left out and logged.
+
+    The lines may be a stranger's (a repository's `.gitignore`): with Python's backtracking
+    engine, `****...b` against a long file name never finishes, and one bad line would stop
+    the whole walk.
+    """
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
+    except Exception:  # pathspec and re2 raise several types; find the lines at fault
+        kept = []
+        for line in lines:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line], backend="re2")
+            except Exception as exc:
+                log.warning("%s: pattern %r ignored (%s)", where, line[:100], type(exc).__name__)
+                continue
+            kept.append(line)
+        return pathspec.GitIgnoreSpec.from_lines(kept, backend="re2")
+
+
 def read_ignore_file(path: str | os.PathLike[str]) -> pathspec.GitIgnoreSpec | None:
     """The patterns of a ``.gitignore``-style file (its first MB), or None when there is none
     or it cannot be read (logged)."""
@@ -199,7 +221,7 @@ def read_ignore_file(path: str | os.PathLike[str]) -> pathspec.GitIgnoreSpec | N
     except OSError as exc:
         log.warning("cannot read %s: %s", path, exc)
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    return ignore_spec(lines, path)
 
 
 def iter_workspace(
@@ -245,7 +267,7 @@ def _start(
     root_path = Path(root)
     if not root_path.is_dir():
         raise InvalidInputError(f"workspace {root_path} is not a directory")
-    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
+    excluded = ignore_spec(list(exclude))
     wanted = {s.lower() for s in suffixes} if suffixes is not None else None
     ignores = _Ignores([])
     if use_gitignore:

@@ -79,6 +79,29 @@ class RepoInfo:
     """The commits a shallow clone's history starts from (their parents are missing)."""
 
 
+# A repository's own .git/config can name programs git runs: `log.showSignature` with
+# `gpg.program` runs one on every signed commit `git log` shows, `core.fsmonitor` on any command
+# that reads the index. The folder may be a stranger's (DESIGN.md 7, "Trust"): every command
+# runs with those settings overridden (`-c` wins over the repository's config), and no
+# command that could reach the network, an editor or a pager is ever run.
+_SAFE: tuple[str, ...] = tuple(
+    arg
+    for setting in (
+        "log.showSignature=false",
+        "gpg.program=false",
+        "gpg.openpgp.program=false",
+        "gpg.x509.program=false",
+        "gpg.ssh.program=false",
+        "core.fsmonitor=false",
+        "core.hooksPath=/dev/null",
+        "core.pager=cat",
+        "diff.external=",
+        "protocol.allow=never",
+    )
+    for arg in ("-c", setting)
+)
+
+
 def git_executable() -> str | None:
     return shutil.which("git")
 
@@ -107,7 +130,7 @@ class Git:
     def _cmd(self, *args: str) -> list[str]:
         # files over 1 MB (the code index's own cap) diff as binary: no hunks, so what one
         # commit's diff holds in memory stays bounded
-        return [self.exe, "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
+        return [self.exe, *_SAFE, "-c", "core.quotePath=false", "-c", "diff.noprefix=false",
                 "-c", "core.bigFileThreshold=1m", *args]  # fmt: skip
 
     def run(self, *args: str, check: bool = True) -> str:
@@ -172,7 +195,8 @@ class Git:
         (parents before children), each with its changed files and hunks (none for merges)."""
         args = ["log", f"--max-count={max_count}", "--topo-order", "--reverse",
                 f"--format={_FORMAT}", "--raw", "-p", "-U0", "-M", "--relative", "--no-abbrev",
-                "--no-color", "--no-ext-diff", "--no-textconv", "--encoding=UTF-8"]  # fmt: skip
+                "--no-color", "--no-ext-diff", "--no-textconv", "--no-show-signature",
+                "--encoding=UTF-8"]  # fmt: skip
         if since:
             args.append(f"--since={since}")
         args += [head, *(f"^{h}" for h in exclude), *self._scope]

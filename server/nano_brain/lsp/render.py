@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 
 from ..filters import is_decision
-from ..text import one_line
+from ..text import code, md, one_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +105,11 @@ def hover_markdown(
     out: list[str] = []
     if routes:
         more = f" and {len(routes) - 5} more" if len(routes) > 5 else ""
-        out.append("**Routes** · " + ", ".join(f"`{r}`" for r in routes[:5]) + more)
+        out.append("**Routes** · " + ", ".join(code(r) for r in routes[:5]) + more)
     if notes:
         head = f"**nano-brain** · {len(notes)} note{'s' if len(notes) != 1 else ''}"
         out += [""] if out else []  # its own paragraph below the routes
-        out.append(head + (f" on `{symbol}`" if symbol else ""))
+        out.append(head + (f" on {code(symbol)}" if symbol else ""))
         for n in order_notes(notes):
             badges = ["decision"] if n.is_decision else []
             if n.status != "active":
@@ -118,33 +118,34 @@ def hover_markdown(
                 badges.append("⚠ may be stale: code " + ("removed" if n.stale == "missing"
                                                           else "changed since"))  # fmt: skip
             badge = f" _({', '.join(badges)})_" if badges else ""
-            by = f" · by {n.author}" if n.author else ""
-            out.append(f"- **{n.title}** `#{n.id}`{by} · {age(now - n.created_at)} ago{badge}")
+            by = f" · by {md(n.author)}" if n.author else ""
+            out.append(f"- **{md(n.title)}** `#{n.id}`{by} · {age(now - n.created_at)} ago{badge}")
             if n.snippet:
-                out.append(f"  > {n.snippet}")
+                out.append(f"  > {md(n.snippet)}")
     if history is not None and has_history:
         if not notes and symbol:
             out += [""] if out else []
-            out.append(f"**nano-brain** · `{symbol}`")
+            out.append(f"**nano-brain** · {code(symbol)}")
         if history.commits:
             out += ["", "**Changed by**"]  # a blank line ends the list above
             for c in history.commits:
                 how = f" · {c.change}" if c.change in ("added", "renamed") else ""
                 out.append(
-                    f"- `{c.hash[:8]}` {one_line(c.subject, 60)} — {c.author}, {c.date[:10]}{how}"
+                    f"- `{c.hash[:8]}` {md(one_line(c.subject, 60))} — {md(c.author)}, "
+                    f"{c.date[:10]}{how}"
                 )
         if history.sessions:
             out += ["", "**Agent sessions**"]
             for s in history.sessions:
                 via = "" if s.via == "file" else f" · {s.via}"
-                out.append(f"- {one_line(s.title, 60)} `#{s.id}` · {s.updated_at[:10]}{via}")
+                out.append(f"- {md(one_line(s.title, 60))} `#{s.id}` · {s.updated_at[:10]}{via}")
     if related:
         out += ["", "**Related memory**"] if out else ["**Related memory**"]
         for r in related:
             status = f" _({r.status})_" if r.status != "active" else ""
-            out.append(f"- {r.title} `#{r.id}` · {r.kind}, {r.updated_at[:10]}{status}")
+            out.append(f"- {md(r.title)} `#{r.id}` · {r.kind}, {r.updated_at[:10]}{status}")
             if r.snippet:
-                out.append(f"  > {r.snippet}")
+                out.append(f"  > {md(r.snippet)}")
     if history is not None and history.link and (notes or has_history):
         out += ["", f"[Why is this code like this? →]({history.link})"]
     return "\n".join(out)

@@ -27,7 +27,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from ..codeindex import DEFAULT_SKIP_DIRS, code_extensions
 from ..codeindex.indexer import TEXT_SUFFIXES
-from ..codeindex.walk import read_ignore_file
+from ..codeindex.walk import ignore_spec, read_ignore_file
 from .text import relative_to
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ class PathRules:
 
     def __init__(self, root: Path, exclude: Iterable[str] = (), *, skip: Path | None = None):
         self.root = root
-        self._exclude = pathspec.GitIgnoreSpec.from_lines(list(exclude))
+        self._exclude = ignore_spec(list(exclude))
         self._suffixes = frozenset(code_extensions()) | TEXT_SUFFIXES
         self._skip = relative_to(root, skip) if skip is not None else None
         self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}

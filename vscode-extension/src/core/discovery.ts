@@ -3,7 +3,8 @@
  *   1. the `nanoBrain.server.path` setting (when set, it is the only candidate: a broken
  *      explicit path is reported, not silently replaced);
  *   2. `nano-brain` on PATH;
- *   3. the selected Python interpreter's `-m nano_brain` (ms-python's choice, else `python3`).
+ *   3. the selected Python interpreter's `-P -m nano_brain` (ms-python's choice, else
+ *      `python3`; in a restricted workspace always `python3`).
  * Every side effect (PATH lookup, interpreter, running `--version`) is injected.
  */
 
@@ -40,6 +41,11 @@ export interface DiscoveryEnv {
   probe(candidate: ServerCommand): Promise<ProbeResult>;
   /** "python3" on POSIX, "python" on Windows. */
   defaultPython: string;
+  /**
+   * VS Code's Workspace Trust for the folder. A restricted workspace may have chosen the
+   * interpreter (its settings, a venv inside it): only PATH and the default Python are tried.
+   */
+  trusted: boolean;
 }
 
 export const EXECUTABLE = "nano-brain";
@@ -52,10 +58,12 @@ export async function candidates(env: DiscoveryEnv): Promise<ServerCommand[]> {
   const list: ServerCommand[] = [];
   const onPath = await env.which(EXECUTABLE);
   if (onPath !== undefined) list.push({ command: onPath, args: [], source: "path" });
-  const interpreter = (await env.pythonInterpreter()) ?? [env.defaultPython];
-  const [python, ...pythonArgs] = interpreter;
+  const chosen = env.trusted ? await env.pythonInterpreter() : undefined;
+  const [python, ...pythonArgs] = chosen ?? [env.defaultPython];
   if (python !== undefined) {
-    list.push({ command: python, args: [...pythonArgs, "-m", MODULE], source: "python" });
+    // -P: the server runs with the workspace as its cwd, and `-m` would otherwise import a
+    // `nano_brain` folder the repository ships instead of the installed package.
+    list.push({ command: python, args: [...pythonArgs, "-P", "-m", MODULE], source: "python" });
   }
   return list;
 }

@@ -124,10 +124,15 @@ export interface InitializationOptions {
   embedding?: { provider: Exclude<EmbeddingProvider, "default"> };
   harvest?: { enabled: boolean };
   review?: { enabled: boolean };
+  /**
+   * VS Code's Workspace Trust: false makes the server ignore what the workspace's own
+   * `.nano-brain.yml` says about endpoints, credentials and outside files; true lets it count.
+   */
+  workspace_trusted: boolean;
 }
 
-export function toInitializationOptions(settings: Settings): InitializationOptions {
-  const options: InitializationOptions = {};
+export function toInitializationOptions(settings: Settings, trusted: boolean): InitializationOptions {
+  const options: InitializationOptions = { workspace_trusted: trusted };
   if (settings.embeddingProvider !== "default") {
     options.embedding = { provider: settings.embeddingProvider };
   }
