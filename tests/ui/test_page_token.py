@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from ..mcp.conftest import Env, Served, make_env, start_serve
+from ..mcp.test_security import INIT, JSON_HEADERS
 from .conftest import UiServer, start_ui
 
 pytestmark = pytest.mark.timeout(300)
@@ -96,25 +97,14 @@ def test_the_workspace_token_only_mints_codes_and_the_page_token_never_does(
 
 def test_the_page_token_is_refused_by_the_mcp_endpoint(page: UiServer, mcp: Served) -> None:
     token = _redeem(page, _code(page)).json()["token"]
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     refused = httpx.post(
-        mcp.url, json=init, headers={**headers, "Authorization": f"Bearer {token}"}, timeout=60
+        mcp.url, json=INIT, headers={**JSON_HEADERS, "Authorization": f"Bearer {token}"}, timeout=60
     )
     assert refused.status_code == 401
     accepted = httpx.post(
         mcp.url,
-        json=init,
-        headers={**headers, "Authorization": f"Bearer {mcp.token()}"},
+        json=INIT,
+        headers={**JSON_HEADERS, "Authorization": f"Bearer {mcp.token()}"},
         timeout=60,
     )
     assert accepted.status_code == 200, accepted.text
