@@ -107,7 +107,12 @@ def _git(ws: Path, *args: str, env: dict[str, str] | None = None) -> str:
     base = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
             "PATH": os.environ["PATH"], "HOME": str(ws.parent)}  # fmt: skip
     proc = subprocess.run(
-        ["git", *args], cwd=ws, env={**base, **(env or {})}, check=True, capture_output=True
+        ["git", *args],
+        cwd=ws,
+        env={**base, **(env or {})},
+        check=True,
+        capture_output=True,
+        timeout=60,
     )
     return proc.stdout.decode()
 
@@ -422,7 +427,9 @@ _CONTROL_BYTES = re.compile(
 )
 
 
-def test_9_nothing_left_the_machine_ran_leaked_or_changed(world: World) -> None:
+def test_9_nothing_left_the_machine_ran_leaked_or_changed(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert len(world.outputs) > 20, "the steps above ran"
     assert world.capture.connections == 0, world.capture.all_bytes()[:1000]
     ran = sorted(p.name for p in world.marker_dir.glob("RAN-*"))
@@ -445,9 +452,11 @@ def test_9_nothing_left_the_machine_ran_leaked_or_changed(world: World) -> None:
     assert (world.victim.read_bytes(), info.st_mode, info.st_mtime) == world.victim_before
     assert list((world.root / "outside").iterdir()) == []
     planted = len(list(world.marker_dir.glob("*.sh")))
-    print(
-        f"\n[hostile] {len(world.outputs)} outputs for people and {len(world.data)} JSON answers "
-        f"checked: 0 control bytes, 0 of {len(SECRETS)} planted secrets; {len(written)} files "
-        f"the product wrote: 0 secrets; 0 of {planted} programs the repository named ran; "
-        f"{world.capture.connections} connections to its endpoints; nothing written into it"
-    )
+    with capsys.disabled():  # the numbers belong in the CI log, like the fault suites'
+        print(
+            f"\n[hostile] {len(world.outputs)} outputs for people and {len(world.data)} JSON "
+            f"answers checked: 0 control bytes, 0 of {len(SECRETS)} planted secrets; "
+            f"{len(written)} files the product wrote: 0 secrets; 0 of {planted} programs the "
+            "repository named ran; "
+            f"{world.capture.connections} connections to its endpoints; nothing written into it"
+        )

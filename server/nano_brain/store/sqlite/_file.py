@@ -28,6 +28,7 @@ import logging
 import os
 import secrets
 import stat
+import threading
 import time
 from pathlib import Path
 
@@ -51,6 +52,11 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 _WAL_MAGIC = (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")
 # Files beside the store are opened never through a link, nor to wait for a FIFO's writer.
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+# The store files this process has read the header of, by (device, inode). A file is read
+# before SQLite first opens it here, never after: closing a descriptor of a file releases all
+# of this process's POSIX locks on it, SQLite's own (another connection's) among them.
+_VERIFIED: set[tuple[int, int]] = set()
+_VERIFIED_LOCK = threading.Lock()
 # SQLite primary result codes (the low byte of an extended code).
 BUSY, LOCKED, READONLY, CORRUPT, NOTADB = 5, 6, 8, 11, 26
 #: Codes that a damaged file can cause besides CORRUPT and NOTADB: ERROR, INTERNAL, IOERR and
@@ -142,6 +148,8 @@ def check_is_database(path: Path) -> None:
             f"store path {path} is not a file ({_kind(info)}); nano-brain left it "
             "unchanged. Set --db or storage.db_path to a store file"
         )
+    if (info.st_dev, info.st_ino) in _VERIFIED:
+        return  # read once already: reading it again would drop this process's locks on it
     if info.st_size == 0:
         if _starts_with(_side(path, "-wal"), _WAL_MAGIC):
             return  # the database is all in its log so far: SQLite reads it from there
@@ -151,6 +159,8 @@ def check_is_database(path: Path) -> None:
         )
     if not _starts_with(path, (SQLITE_HEADER,)):
         raise StoreCorruptError(not_a_database_message(path))
+    with _VERIFIED_LOCK:
+        _VERIFIED.add((info.st_dev, info.st_ino))
 
 
 def read_only_reason(path: Path) -> str | None:
@@ -364,30 +374,24 @@ def _create(path: Path) -> None:
 
 
 def _restrict_file(path: Path, mode: int) -> None:
-    """As `_restrict`, through a descriptor of the regular file itself: what `prepare` checked
-    is what is chmodded, even if the path was swapped for a link since."""
+    """As `_restrict`, for a regular file only (never through a link). By path, not through a
+    descriptor: closing any descriptor of a file drops every POSIX lock this process holds on
+    it, SQLite's included (its other connections here would lose their locks)."""
     if os.name != "posix":
         return
     try:
-        fd = os.open(path, os.O_RDONLY | _NO_FOLLOW)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        log.warning("cannot make %s private: %s", path, exc)
-        return
-    try:
-        info = os.fstat(fd)
+        info = path.lstat()
         wanted = stat.S_IMODE(info.st_mode) & mode
         if (
             stat.S_ISREG(info.st_mode)
             and info.st_uid == os.geteuid()
             and wanted != stat.S_IMODE(info.st_mode)
         ):
-            os.fchmod(fd, wanted)
+            os.chmod(path, wanted)
+    except FileNotFoundError:
+        return
     except OSError as exc:
         log.warning("cannot make %s private: %s", path, exc)
-    finally:
-        os.close(fd)
 
 
 def _restrict(path: Path, mode: int) -> None:
