@@ -30,9 +30,7 @@ def isolated_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, s
 
 
 @asynccontextmanager
-async def mcp_session(
-    workspace: Path, db: Path, env: dict[str, str]
-) -> AsyncIterator[Client]:
+async def mcp_session(workspace: Path, db: Path, env: dict[str, str]) -> AsyncIterator[Client]:
     """An SDK client connected to a fresh `nano-brain mcp` on `workspace` and store `db`."""
     params = StdioServerParameters(
         command=sys.executable,

@@ -81,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"hybrid query, {args.docs} docs, 20 results, {len(questions)} queries")
     print(f"  without tracking  p50 {p50_off:6.2f} ms  p95 {_pct(off, 0.95):6.2f} ms")
     print(f"  with tracking     p50 {p50_on:6.2f} ms  p95 {_pct(on, 0.95):6.2f} ms")
-    print(f"  overhead p50 {100 * (p50_on / p50_off - 1):+.1f}%  "
-          f"mean {100 * (statistics.mean(on) / statistics.mean(off) - 1):+.1f}%")
+    print(
+        f"  overhead p50 {100 * (p50_on / p50_off - 1):+.1f}%  "
+        f"mean {100 * (statistics.mean(on) / statistics.mean(off) - 1):+.1f}%"
+    )
     return 0
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Auto-categorization time on a write (phase-1 spec): 5 KB within 5 ms, 100 KB within 50 ms.
 
-    python benchmarks/bench_categorize.py [--runs 200]
+python benchmarks/bench_categorize.py [--runs 200]
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
             categorize(text)
             times.append((time.perf_counter() - start) * 1000)
         p50 = statistics.median(times)
-        print(f"{name:18} p50 {p50:6.2f} ms (target {limit:.0f} ms) "
-              f"{'met' if p50 <= limit else 'MISSED'}")
+        print(
+            f"{name:18} p50 {p50:6.2f} ms (target {limit:.0f} ms) "
+            f"{'met' if p50 <= limit else 'MISSED'}"
+        )
     return 0
 
 

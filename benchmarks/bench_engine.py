@@ -421,8 +421,12 @@ class Bench:
             with self._open(db, self.bulk_config) as brain:
                 start = time.perf_counter()
                 for i, doc in enumerate(docs, 1):
-                    brain.write(doc.content, collection=doc.collection, kind=doc.kind,
-                                created_at=doc.created_at)
+                    brain.write(
+                        doc.content,
+                        collection=doc.collection,
+                        kind=doc.kind,
+                        created_at=doc.created_at,
+                    )
                     if i % 1000 == 0:
                         _progress(f"ingest {i}/{size}")
                 result.ingest_s = time.perf_counter() - start
@@ -529,9 +533,15 @@ class Bench:
         procs = [
             context.Process(
                 target=_writer_process,
-                args=(self.url, f"bench/{db.stem}", self.store_dir / f"machine{m}",
-                      self.args.embedder, m, notes[m * 2 * count : (m + 1) * 2 * count],
-                      queue),
+                args=(
+                    self.url,
+                    f"bench/{db.stem}",
+                    self.store_dir / f"machine{m}",
+                    self.args.embedder,
+                    m,
+                    notes[m * 2 * count : (m + 1) * 2 * count],
+                    queue,
+                ),
             )  # fmt: skip
             for m in range(2)
         ]
@@ -750,14 +760,20 @@ def _mib(n: int) -> str:
 
 
 def report(result: SizeResult) -> str:
-    lines = [f"== {result.size:,} chunks ({result.documents:,} documents, {result.chunks:,} "
-             f"chunks){' [reused store]' if result.reused else ''}"]
+    lines = [
+        f"== {result.size:,} chunks ({result.documents:,} documents, {result.chunks:,} "
+        f"chunks){' [reused store]' if result.reused else ''}"
+    ]
     if result.ingest_docs_per_s is not None:
-        lines.append(f"  ingest (lexical only)  {result.ingest_docs_per_s:9.0f} docs/s   "
-                     f"({result.ingest_s:.1f} s)")
+        lines.append(
+            f"  ingest (lexical only)  {result.ingest_docs_per_s:9.0f} docs/s   "
+            f"({result.ingest_s:.1f} s)"
+        )
     if result.embed_chunks_per_s is not None:
-        lines.append(f"  embed_pending          {result.embed_chunks_per_s:9.0f} chunks/s "
-                     f"({result.embed_s:.1f} s)")
+        lines.append(
+            f"  embed_pending          {result.embed_chunks_per_s:9.0f} chunks/s "
+            f"({result.embed_s:.1f} s)"
+        )
     lines.append(f"  {'latency (ms)':24}{'p50':>8}{'p95':>8}{'mean':>8}{'max':>8}     n")
     rows: list[tuple[str, Latency | None]] = [
         ("write 1 KB + embed", result.write),
@@ -766,8 +782,9 @@ def report(result: SizeResult) -> str:
     ]
     for label, lat in rows:
         if lat is not None:
-            lines.append(f"  {label:24}{lat.p50:8.2f}{lat.p95:8.2f}{lat.mean:8.2f}{lat.max:8.2f}"
-                         f"{lat.n:6d}")
+            lines.append(
+                f"  {label:24}{lat.p50:8.2f}{lat.p95:8.2f}{lat.mean:8.2f}{lat.max:8.2f}{lat.n:6d}"
+            )
     if result.write is not None:
         lines.append(f"  notes embedded on write: {result.write_embedded}/{result.write.n}")
     for name, legs in result.legs.items():
@@ -784,8 +801,9 @@ def report(result: SizeResult) -> str:
         )
         for error in w["errors"]:
             lines.append(f"    error: {error}")
-    lines.append(f"  store size {_mib(result.store_bytes)}, peak RSS so far "
-                 f"{_mib(result.peak_rss_bytes)}")
+    lines.append(
+        f"  store size {_mib(result.store_bytes)}, peak RSS so far {_mib(result.peak_rss_bytes)}"
+    )
     return "\n".join(lines)
 
 
@@ -797,16 +815,22 @@ def targets(results: Sequence[SizeResult]) -> list[str]:
         if result.size == 10_000 and "hybrid" in result.queries:
             p50 = result.queries["hybrid"].p50
             limit = TARGETS["hybrid_p50_ms@10000"]
-            lines.append(f"  10k hybrid p50 {p50:7.2f} ms (<= {limit:.0f}) "
-                         f"{'met' if p50 <= limit else 'MISSED'}")
+            lines.append(
+                f"  10k hybrid p50 {p50:7.2f} ms (<= {limit:.0f}) "
+                f"{'met' if p50 <= limit else 'MISSED'}"
+            )
         if result.size == 100_000:
             for name, lat in result.queries.items():
                 if not name.startswith("hybrid+"):
                     continue
-                ok = (lat.p50 <= TARGETS["filtered_p50_ms@100000"]
-                      and lat.p95 <= TARGETS["filtered_p95_ms@100000"])
-                lines.append(f"  100k {name:28} p50 {lat.p50:7.2f} p95 {lat.p95:7.2f} ms "
-                             f"(<= 30 / 60) {'met' if ok else 'MISSED'}")
+                ok = (
+                    lat.p50 <= TARGETS["filtered_p50_ms@100000"]
+                    and lat.p95 <= TARGETS["filtered_p95_ms@100000"]
+                )
+                lines.append(
+                    f"  100k {name:28} p50 {lat.p50:7.2f} p95 {lat.p95:7.2f} ms "
+                    f"(<= 30 / 60) {'met' if ok else 'MISSED'}"
+                )
         if result.size == 100_000 and result.team:
             checks = [
                 ("hybrid p50", result.queries.get("hybrid"), "team_hybrid_p50_ms@100000"),
@@ -815,48 +839,85 @@ def targets(results: Sequence[SizeResult]) -> list[str]:
             for label, lat, key in checks:
                 if lat is not None:
                     ok = lat.p50 <= TARGETS[key]
-                    lines.append(f"  100k team {label:18} {lat.p50:7.2f} ms "
-                                 f"(<= {TARGETS[key]:.0f}) {'met' if ok else 'MISSED'}")
+                    lines.append(
+                        f"  100k team {label:18} {lat.p50:7.2f} ms "
+                        f"(<= {TARGETS[key]:.0f}) {'met' if ok else 'MISSED'}"
+                    )
             if result.writers is not None:
                 w = result.writers
                 ok = w["error_count"] == 0 and w["missing"] == 0
-                lines.append(f"  100k team 4 writers / 2 processes: {w['error_count']} errors, "
-                             f"{w['missing']} missing {'met' if ok else 'MISSED'}")
+                lines.append(
+                    f"  100k team 4 writers / 2 processes: {w['error_count']} errors, "
+                    f"{w['missing']} missing {'met' if ok else 'MISSED'}"
+                )
     return ["== targets", *lines] if lines else []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="10000,100000",
-                        help="comma-separated store sizes in chunks (default 10000,100000)")
-    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED,
-                        help="the shared folder with eval/ and fixtures/ "
-                        f"(default {DEFAULT_SHARED})")
-    parser.add_argument("--store-dir", type=Path, default=DEFAULT_STORE_DIR,
-                        help="where built stores are kept and reused")
-    parser.add_argument("--store", default=None,
-                        help="a team store: postgresql://... URL, or pgserver (a local one)")
+    parser.add_argument(
+        "--sizes",
+        default="10000,100000",
+        help="comma-separated store sizes in chunks (default 10000,100000)",
+    )
+    parser.add_argument(
+        "--shared",
+        type=Path,
+        default=DEFAULT_SHARED,
+        help=f"the shared folder with eval/ and fixtures/ (default {DEFAULT_SHARED})",
+    )
+    parser.add_argument(
+        "--store-dir",
+        type=Path,
+        default=DEFAULT_STORE_DIR,
+        help="where built stores are kept and reused",
+    )
+    parser.add_argument(
+        "--store",
+        default=None,
+        help="a team store: postgresql://... URL, or pgserver (a local one)",
+    )
     parser.add_argument("--rebuild", action="store_true", help="build stores even if reusable")
-    parser.add_argument("--embedder", choices=("config", "hashing"), default="config",
-                        help="the configured provider (default) or a model-free stand-in")
+    parser.add_argument(
+        "--embedder",
+        choices=("config", "hashing"),
+        default="config",
+        help="the configured provider (default) or a model-free stand-in",
+    )
     parser.add_argument("--writes", type=int, default=100, help="write samples per size")
     parser.add_argument("--queries", type=int, default=200, help="queries per mode and size")
-    parser.add_argument("--writers-notes", type=int, default=25,
-                        help="team store: notes per concurrent writer (4 writers; 0 skips)")
-    parser.add_argument("--budget", type=float, default=120.0,
-                        help="seconds after which a query variant stops early (its n shows it)")
+    parser.add_argument(
+        "--writers-notes",
+        type=int,
+        default=25,
+        help="team store: notes per concurrent writer (4 writers; 0 skips)",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=120.0,
+        help="seconds after which a query variant stops early (its n shows it)",
+    )
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
 
     bench = Bench(args)
     provider = bench.provider
-    engine = f"PostgreSQL team store ({bench.url.split('@')[-1]})" if bench.url else (
-        f"SQLite {sqlite_module().sqlite_version}")
-    print(f"nano-brain engine benchmark: embedder {provider.name} ({provider.dim}d), "
-          f"python {platform.python_version()}, {engine}")
-    print("corpus units: " + ", ".join(f"{k} {len(v):,}" for k, v in bench.sources.items())
-          + f"; {len(bench.questions)} questions")
+    engine = (
+        f"PostgreSQL team store ({bench.url.split('@')[-1]})"
+        if bench.url
+        else (f"SQLite {sqlite_module().sqlite_version}")
+    )
+    print(
+        f"nano-brain engine benchmark: embedder {provider.name} ({provider.dim}d), "
+        f"python {platform.python_version()}, {engine}"
+    )
+    print(
+        "corpus units: "
+        + ", ".join(f"{k} {len(v):,}" for k, v in bench.sources.items())
+        + f"; {len(bench.questions)} questions"
+    )
     results: list[SizeResult] = []
     for size in sizes:
         results.append(bench.run(size))

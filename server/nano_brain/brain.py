@@ -246,10 +246,24 @@ class Brain(VectorAccess):
         now = time.time()
         created = updated = False
         status = "unreviewed" if self._needs_review(actor) else "active"
+        notices: builtins.list[str] = []
         with self.store.transaction():
-            if respect_tombstone and source_path and self.store.tombstone(source_path):
+            stone = self.store.tombstone(source_path) if source_path else None
+            if stone is not None and respect_tombstone:
                 raise TombstonedError(f"{source_path} was deleted by the user (tombstone)")
             target = self._resolve(supersedes) if supersedes else None
+            if stone is not None:
+                # an explicit write wins over a forget (an indexer's does not: above): the
+                # source exists again, so its tombstone goes, said here and in the log
+                self.store.remove_tombstone(stone.source)
+                self.store.audit(at=now, actor=actor or self.actor, action="unforget",
+                                 uid=stone.doc_uid, title=stone.title,
+                                 details={"source": stone.source, "by": "write"})  # fmt: skip
+                notices.append(
+                    f"{stone.source} was forgotten (`nano-brain forget`): this write brings it "
+                    "back and lifts its tombstone (`nano-brain forget` it again to keep it "
+                    "deleted)"
+                )
             existing = (
                 self.store.find_by_source(source_path)
                 if source_path
@@ -325,6 +339,7 @@ class Brain(VectorAccess):
             updated=updated,
             chunks=len(self.store.chunks_of(doc_id)),
             embedded=embedded,
+            notices=[*notices, *_status_notices(row, existing)],
         )
 
     def _thread_for(self, collection: str, now: float) -> tuple[str, int]:
@@ -826,6 +841,19 @@ def _render_wake_up(items: dict[str, list[WakeUpItem]], counts: dict[str, int], 
         out.append(line)
         used += len(line) + 1
     return "\n".join(out)
+
+
+def _status_notices(row: DocumentRow, before: DocumentRow | None) -> list[str]:
+    """What a write that left a note hidden says: a write never changes a status (a retract
+    or supersede is a decision of its own, recorded with its reason), so the way back is
+    named instead. `before` is the version the write found, if any."""
+    back = f"`nano-brain confirm #{row.uid}` makes it active again"
+    if row.status == "retracted":
+        return [f"#{row.uid} is retracted: hidden from searches and hovers; {back}"]
+    new = row.superseded_by or (before.superseded_by if before is not None else None)
+    if row.status == "superseded" and new:
+        return [f"#{row.uid} is superseded by #{new}: reads show #{new} instead; {back}"]
+    return []
 
 
 def _title_of(content: str) -> str:

@@ -196,6 +196,10 @@ class SearchConfig(_Section):
     """How many notes before and after a match in its thread receive a share."""
     thread_gap: str = "30m"
     """A pause longer than this between two writes starts a new thread."""
+    relevance_floor: bool = True
+    """Hybrid lists (`query`, `memory_query`, the page) and the related lists (hover, `why`)
+    show only what clears the relevance floor measured for the model, and may be empty
+    (docs/search.md); false shows every candidate, however unrelated."""
     supersede_demotion: float = Field(0.5, ge=0, le=1)
     """Score factor for superseded documents when a query asks to include them."""
 
@@ -372,6 +376,8 @@ def load_config(
 ) -> LoadedConfig:
     """Merge every config source for a workspace; never raises on a bad value.
 
+    Every bad value is in `warnings` (logged at debug only): the caller shows them.
+
     The workspace file's sensitive keys count only when it is trusted (`trust`):
     `workspace_trusted` is an editor's own verdict, None to go by `nano-brain trust`.
     """
@@ -398,8 +404,10 @@ def load_config(
     if overrides:
         _deep_merge(merged, overrides)
     config = validate_leniently(Config, merged, "", warnings)
+    # Showing them is the front end's part (each prints them once: the CLI on stderr or in its
+    # report, the sidecar to the editor); a log line here would say each a second time.
     for message in warnings:
-        log.warning("config: %s", message)
+        log.debug("config: %s", message)
     return LoadedConfig(config=config, warnings=warnings, sources=sources, trust=judged)
 
 
@@ -515,6 +523,8 @@ def _from_env(environ: Any) -> dict[str, Any]:
 
 def _deep_merge(into: dict[str, Any], new: dict[str, Any]) -> None:
     for key, value in new.items():
+        if value is None and isinstance(into.get(key), dict):
+            continue  # a section left empty sets nothing: it keeps what an earlier file set
         if isinstance(value, dict) and isinstance(into.get(key), dict):
             _deep_merge(into[key], value)
         else:
@@ -525,8 +535,11 @@ def validate_leniently(model: type[BaseModel], data: Any, where: str, warnings: 
     """Validate `data` as `model`; each invalid or unknown key warns and takes its default.
 
     The one rule for every settings tree users type by hand: config files, the environment
-    and editors' initializationOptions.
+    and editors' initializationOptions. A section left empty (YAML's None: a heading whose
+    keys are all commented out) means its defaults.
     """
+    if data is None:
+        return model()
     if not isinstance(data, dict):
         warnings.append(
             f"{where or 'config'}: expected a mapping, got {brief(data)}; using defaults"

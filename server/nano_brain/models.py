@@ -132,6 +132,12 @@ class WriteResult(BaseModel):
     updated: bool = False
     chunks: int
     embedded: bool = Field(description="the note's vectors are stored (vector search sees it)")
+    notices: list[str] = Field(
+        default_factory=list,
+        description="what the write met that the writer should know, each with the way "
+        "back: the note stays retracted or superseded (a write never changes a status), or "
+        "its source had been forgotten and this write lifted the tombstone",
+    )
 
 
 class SearchHit(BaseModel):
@@ -162,6 +168,12 @@ class SearchResponse(BaseModel):
     legs: dict[str, str] = Field(description="each leg: ok, empty, unavailable: why, failed: why")
     fallback: list[str] = Field(default_factory=list, description="lexical retries that ran")
     results: list[SearchHit]
+    note: str = Field(
+        "", description="why the list is empty when nothing cleared the relevance floor"
+    )
+    relevance: dict[str, Any] | None = Field(
+        None, description="with explain: the relevance floor's evidence per space"
+    )
 
 
 class WakeUpItem(BaseModel):

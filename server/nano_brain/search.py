@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from . import relevance
 from .config import Config
 from .embedding import EmbeddingProvider
 from .errors import InvalidInputError, NanoBrainError
 from .filters import Filters, Kind, Status
 from .models import SearchHit, SearchResponse, origin_of
+from .relevance import Level
 from .store import BM25_WEIGHTS, DocumentRow, Hit
 from .store.interface import MemoryStore
 from .store.rows import fts_match, merge_hits
@@ -122,6 +124,12 @@ class SearchRequest(BaseModel):
         description="hybrid only: also search the best matches' distinctive words and lend "
         "relevance to notes written next to a match (off for quick internal lookups)",
     )
+    floor: Level = Field(
+        "list",
+        description="the relevance floor a list must clear, or show nothing: `list` for what "
+        "was asked (hybrid searches), `related` (stricter, any mode) for what is offered "
+        "unasked, `off`",
+    )
     depth: int | None = Field(
         None,
         ge=1,
@@ -144,17 +152,18 @@ class SearchRequest(BaseModel):
             tags=tuple(self.tags),
             kinds=tuple(self.kind),
             created_after=_instant(self.created_after),
-            created_before=_instant(self.created_before),
+            created_before=_instant(self.created_before, upper=True),
             updated_after=_instant(self.updated_after),
-            updated_before=_instant(self.updated_before),
+            updated_before=_instant(self.updated_before, upper=True),
             statuses=tuple(self.status),
             include_superseded=self.include_superseded,
-            as_of=_instant(self.as_of),
+            as_of=_instant(self.as_of, upper=True),
         )
 
 
-def _instant(value: str | None) -> float | None:
-    return None if value is None else parse_instant(value)
+def _instant(value: str | None, *, upper: bool = False) -> float | None:
+    """`upper`: a bound from above, where a bare date means the end of that day."""
+    return None if value is None else parse_instant(value, upper=upper)
 
 
 @dataclass(slots=True)
@@ -254,13 +263,81 @@ class SearchPipeline:
             raise NanoBrainError(f"vector search is unavailable: {reasons}")
         ran = {leg for leg, status in legs.items() if status in ("ok", "empty")}
         scored = self._score(_collect(ranked), request, filters, ran)
+        # keyword and meaning-only searches are literal unless asked for a related list
+        floored = cfg.relevance_floor and (
+            request.floor == "related" or (request.mode == "hybrid" and request.floor == "list")
+        )
+        mixed = {relevance.space_of(k) for k in filters.allowed_kinds()} == {"text", "code"}
+        verdict = None
+        if floored or mixed:
+            level = request.floor if floored else "off"
+            verdict = self._judge(scored, request, spaces, ran, level)
+            scored = [s for s in scored if verdict.keeps(s.doc.kind)]
+            if mixed:
+                scored = _ordered(scored, verdict, request.query)
         return SearchResponse(
             query=request.query,
             mode=request.mode,
             legs=legs,
             fallback=fallback,
             results=self._hits(scored[: request.limit], request),
+            relevance=verdict.explain() if verdict and request.explain else None,
+            note=verdict.summary() if verdict and not scored else "",
         )
+
+    def _judge(
+        self,
+        scored: list[_Scored],
+        request: SearchRequest,
+        spaces: list[_Space],
+        ran: set[str],
+        level: relevance.Level,
+    ) -> relevance.Verdict:
+        """The relevance floor's verdict on the candidates (see `relevance`)."""
+        # the best few of each space: code filling the top must not hide the notes' words
+        per_space: dict[relevance.Space, list[_Scored]] = {}
+        for item in scored:
+            group = per_space.setdefault(relevance.space_of(item.doc.kind), [])
+            if len(group) < relevance.JUDGED:
+                group.append(item)
+        top = [item for group in per_space.values() for item in group]
+        # split as the index splits `forwarded_allow_ips`, so the query's words are the text's
+        terms = [
+            part
+            for t in _terms(request.query)
+            if not _CJK.search(t)
+            for part in t.split("_")
+            if part
+        ]
+        counts, total = self._store.term_counts(terms) if terms else ({}, 0)
+        weights = relevance.idf_weights(terms, counts, total)
+        texts = self._store.chunk_texts(s.cand.chunk_id for s in top)
+        words: dict[relevance.Space, float] = {}
+        unembedded: dict[relevance.Space, float] = {}
+        leg_of = {space: leg for space, leg, _, _ in spaces if leg in ran}
+        found_any = {leg for leg in leg_of.values() if any(leg in s.cand.raw for s in scored)}
+        for item in top:
+            space = relevance.space_of(item.doc.kind)
+            body = texts.get(item.cand.chunk_id, (item.doc.content or "", 0, 0))[0]
+            held = relevance.coverage(weights, f"{item.doc.title}\n{body}")
+            words[space] = max(words.get(space, 0.0), held)
+            # Found by words only, with no vector yet: no cosine can judge it. Either its
+            # chunks wait for the embedder, or its space's vector leg found nothing at all
+            # (its vector may have landed after that leg read the store, on another thread).
+            leg = leg_of.get(space)
+            if leg is not None and leg not in item.cand.raw:
+                if leg not in found_any or self._store.pending_of(item.cand.doc_id):
+                    unembedded[space] = max(unembedded.get(space, 0.0), held)
+        meaning: dict[relevance.Space, float | None] = {}
+        models: dict[relevance.Space, str | None] = {}
+        for space, leg, provider, _ in spaces:
+            if leg in ran:  # ran: its best cosine, 0 when it found nothing
+                raw = (s.cand.raw[leg] for s in scored if leg in s.cand.raw)
+                meaning[space] = max(raw, default=0.0)
+                models[space] = provider.name if provider is not None else None
+        for space in words:
+            meaning.setdefault(space, None)
+        return relevance.judge(level, meaning, words, models, unembedded)
 
     # -- legs -----------------------------------------------------------------------------
 
@@ -485,7 +562,7 @@ class SearchPipeline:
             ran & {"vector", "code_vector"}
         )
         best_possible = best / (rrf_k + 1) or 1.0
-        now = time.time() if request.as_of is None else parse_instant(request.as_of)
+        now = time.time() if request.as_of is None else parse_instant(request.as_of, upper=True)
         docs = self._store.get_many(
             (c.doc_id for c in candidates),
             content=request.include_content,
@@ -576,7 +653,7 @@ class SearchPipeline:
             for n, at in best.items()
         }
         joining = [n for n in lent if n not in by_id]
-        as_of = None if request.as_of is None else parse_instant(request.as_of)
+        as_of = None if request.as_of is None else parse_instant(request.as_of, upper=True)
         docs = self._store.get_many(joining, content=request.include_content, as_of=as_of)
         firsts = self._store.first_chunks(joining)
         for doc_id in joining:
@@ -608,7 +685,7 @@ class SearchPipeline:
 
     def _hits(self, scored: list[_Scored], request: SearchRequest) -> list[SearchHit]:
         chunks = self._store.chunk_texts(s.cand.chunk_id for s in scored)
-        as_of = None if request.as_of is None else parse_instant(request.as_of)
+        as_of = None if request.as_of is None else parse_instant(request.as_of, upper=True)
         successors = {
             uid: self._store.find_current(uid, as_of=as_of)
             for uid in {s.doc.superseded_by for s in scored if s.doc.superseded_by is not None}
@@ -642,6 +719,17 @@ class SearchPipeline:
                 )
             )
         return out
+
+
+def _ordered(scored: list[_Scored], verdict: relevance.Verdict, query: str) -> list[_Scored]:
+    """Notes before code, or code before notes (`relevance.order`), each in score order."""
+    first, why = relevance.order(verdict, query)
+    verdict.ordering = why
+    ahead = [s for s in scored if relevance.space_of(s.doc.kind) == first]
+    behind = [s for s in scored if relevance.space_of(s.doc.kind) != first]
+    for item in ahead + behind:
+        item.explain["order"] = why
+    return ahead + behind
 
 
 _POOL: ThreadPoolExecutor | None = None

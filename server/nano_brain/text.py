@@ -35,6 +35,18 @@ def marker_safe_start(text: str, start: int) -> int:
     return start if around is None else max(start, around[1])
 
 
+def body_under_title(content: str, title: str) -> str:
+    """A note's text to quote under its title: without its first line when that line is the
+    title (a heading said once), else whole. A title that only begins the text (the first 80
+    characters of a long first line, or a given title the text starts with) must not cut the
+    quote mid-sentence."""
+    text = content.strip()
+    first, _, rest = text.partition("\n")
+    if " ".join(first.strip().lstrip("#").split()) == " ".join(title.split()):
+        return rest.strip()
+    return text
+
+
 def clip(text: str, width: int) -> str:
     """`text` within `width` characters, a cut marked with an ellipsis.
 

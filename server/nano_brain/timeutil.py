@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from .errors import InvalidInputError
 
@@ -36,8 +36,14 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-def parse_instant(text: str, *, now: float | None = None) -> float:
-    """Epoch seconds of an RFC 3339 time, a date, or a duration ago (`7d` = seven days ago)."""
+def parse_instant(text: str, *, now: float | None = None, upper: bool = False) -> float:
+    """Epoch seconds of an RFC 3339 time, a date, or a duration ago (`7d` = seven days ago).
+
+    A bare date is a whole day, in UTC: its first instant, or with `upper` (the text bounds a
+    range from above: `created_before`, `updated_before`, `as_of`) its last, so that
+    "before 2026-12-03" and "as of 2026-12-03" include what was written that day. A time
+    without a zone is UTC too.
+    """
     value = _bounded(text, "time").strip()
     if _DURATION.match(value):
         epoch = (time.time() if now is None else now) - parse_duration(value)
@@ -52,9 +58,27 @@ def parse_instant(text: str, *, now: float | None = None) -> float:
         if parsed.tzinfo is None:
             parsed = parsed.replace(tzinfo=UTC)
         epoch = parsed.timestamp()
+        if upper and _is_date(value):
+            epoch = min(epoch + _LAST_OF_DAY, MAX_EPOCH)
     if not MIN_EPOCH <= epoch <= MAX_EPOCH:
         raise InvalidInputError(f"invalid time {value!r}: before year 1 or after year 9999 (UTC)")
     return epoch
+
+
+#: From a day's first instant to its last (the store keeps microseconds).
+_LAST_OF_DAY = 86400 - 1e-6
+#: Words for `--help` and the MCP schema: what a bare date means as each kind of bound.
+LOWER_BOUND_HELP = "a bare date means the start of that day (UTC)"
+UPPER_BOUND_HELP = "a bare date means the end of that day (UTC)"
+
+
+def _is_date(value: str) -> bool:
+    """True for a date without a time of day (2026-12-03, 20261203)."""
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def iso(epoch: float | None) -> str | None:

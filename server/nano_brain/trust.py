@@ -64,7 +64,9 @@ SENSITIVE: tuple[_Sensitive, ...] = (
     ),
     _Sensitive(("harvest", "summarizer", "base_url"), "sends transcripts to an endpoint"),
     _Sensitive(("harvest", "summarizer", "api_key_env"), "chooses which credential is sent"),
-    _Sensitive(("harvest", "locations"), "names folders outside the workspace"),
+    _Sensitive(  # a section left empty (None) names no folder
+        ("harvest", "locations"), "names folders outside the workspace", _one_of(None)
+    ),
     _Sensitive(("harvest", "ticket_patterns"), "runs regular expressions on your data"),
     _Sensitive(("user", "name"), "says who you are in the audit log"),
     _Sensitive(("redact", "enabled"), "turns redaction off", _one_of(True)),

@@ -27,7 +27,7 @@ from .filters import Filters, is_decision
 from .history import History
 from .history.indexer import META_SHALLOW
 from .store.history import HistoryStore
-from .text import code, md, one_line
+from .text import body_under_title, code, md, one_line
 from .timeutil import iso
 
 if TYPE_CHECKING:
@@ -144,9 +144,7 @@ def anchored_notes(brain: Brain, names: list[str], *, snippet_chars: int = 300) 
         if doc is None:
             continue
         seen.add(doc.uid)
-        body = " ".join(doc.content.split())
-        if body.startswith(doc.title):
-            body = body[len(doc.title) :].strip()
+        body = body_under_title(doc.content, doc.title)
         state = None if a.state == "ok" else a.state
         out.append(
             WhyNote(
@@ -232,18 +230,26 @@ def name_words(sym: SymbolInfo) -> str:
 def _related(
     brain: Brain, sym: SymbolInfo, limit: int, seen: set[str], snippet_chars: int
 ) -> list[WhyRelated]:
+    query = name_words(sym)
+    return related_to(brain, query, limit=limit, seen=seen, snippet_chars=snippet_chars)
+
+
+def related_to(
+    brain: Brain, query: str, *, limit: int, seen: set[str], snippet_chars: int
+) -> list[WhyRelated]:
+    """Notes and sessions related to `query` that clear the related-list floor, none of
+    `seen`: a symbol's related part may well be empty."""
     from .search import validate_request
 
-    query = name_words(sym)
-    if not query:
+    if not query.strip():
         return []
     # hybrid when there is a model; else words only (hybrid would add a feedback query that
     # buys nothing without a vector leg to weigh it against)
     mode = "lexical" if brain.config.embedding.provider == "none" else "hybrid"
     try:
         request = validate_request(
-            query=query, mode=mode, limit=limit + len(seen), kind=["note", "session"],
-            track=False, expand=False,
+            query=query[:4000], mode=mode, limit=limit + len(seen), kind=["note", "session"],
+            track=False, expand=False, floor="related",
         )  # fmt: skip
         response = brain.search(request)
     except NanoBrainError:
@@ -261,9 +267,10 @@ def _related(
 
 def history_state(brain: Brain) -> str:
     """One line on what the history index holds (no git command is run)."""
-    commits = HistoryStore(brain.store).commit_count()
+    history = HistoryStore(brain.store)
+    commits = history.commit_count()
     if commits:
-        shallow = brain.store.meta_get(META_SHALLOW) == "1"
+        shallow = history.meta_get(META_SHALLOW) == "1"
         return f"{commits} commit{'s' if commits != 1 else ''} indexed" + (
             " (a shallow clone: older history is not there)" if shallow else ""
         )

@@ -625,3 +625,70 @@ APPS: dict[str, tuple[dict[str, str], list[Route]]] = {
     "spring": (SPRING, SPRING_ROUTES),
     "rails": (RAILS, RAILS_ROUTES),
 }
+
+#: A handler whose calls make a tree: a service calling two helpers (one calls a third), a
+#: recursive helper, a helper reached twice, and a method called on a fresh instance.
+ORDERS = {
+    "shop/__init__.py": "",
+    "shop/app.py": """\
+        from flask import Flask
+
+        from shop.audit import log_event
+        from shop.policy import RefundPolicy
+        from shop.service import place_order
+
+        app = Flask(__name__)
+
+
+        @app.post("/orders")
+        def create_order():
+            order = place_order({"sku": 1})
+            amount = (
+                RefundPolicy(strict=True)
+                .refund_amount(order)
+            )
+            log_event("created")
+            return {"amount": amount}
+        """,
+    "shop/service.py": """\
+        from shop.audit import log_event
+
+
+        def place_order(order):
+            validate(order)
+            total = price(order)
+            log_event("placed")
+            return total
+
+
+        def validate(order):
+            if order.get("parent"):
+                validate(order["parent"])
+            return order
+
+
+        def price(order):
+            return apply_tax(order["sku"] * 10)
+
+
+        def apply_tax(amount):
+            return amount * 12 // 10
+        """,
+    "shop/policy.py": """\
+        class RefundPolicy:
+            def __init__(self, strict=False):
+                self.strict = strict
+
+            def refund_amount(self, order):
+                if self.within_window(order):
+                    return order
+                return 0
+
+            def within_window(self, order):
+                return not self.strict
+        """,
+    "shop/audit.py": """\
+        def log_event(name):
+            return name
+        """,
+}

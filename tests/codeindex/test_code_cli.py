@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ._route_apps import ORDERS
 from .conftest import write_tree
 
 FILES = {
@@ -139,3 +140,37 @@ def test_callees_show_callee_expressions_as_written(workspace: Path) -> None:
     assert finish.endswith("…") and len(finish) == 160
     human = nb(workspace, "callees", "render").stdout
     assert '? "".join(segment.text for segment in new_segments).strip' in human
+
+
+def test_routes_flow_draws_each_callee_under_its_caller(workspace: Path) -> None:
+    write_tree(workspace, ORDERS)
+    nb(workspace, "index")
+    out = nb(workspace, "routes", "/orders", "--flow").stdout
+    # the call tree of shop/app.py::create_order, read off the app by hand
+    assert out.splitlines() == [
+        "POST /orders  (flask, shop/app.py:10)",
+        "  handler shop/app.py::create_order",
+        "    shop/service.py::place_order  (shop/app.py:12)",
+        "      shop/service.py::validate  (shop/service.py:5)",
+        "        shop/service.py::validate  (shop/service.py:13)  (see above)",
+        "      shop/service.py::price  (shop/service.py:6)",
+        "        shop/service.py::apply_tax  (shop/service.py:18)",
+        "      shop/audit.py::log_event  (shop/service.py:7)  (see below)",
+        "    shop/policy.py::RefundPolicy  (shop/app.py:14)",
+        "    shop/policy.py::RefundPolicy.refund_amount  (shop/app.py:15)",
+        "      shop/policy.py::RefundPolicy.within_window  (shop/policy.py:6)",
+        "    shop/audit.py::log_event  (shop/app.py:17)",
+        "  unresolved calls: order.get",
+    ]
+
+
+def test_a_method_called_on_a_fresh_instance_has_its_caller(workspace: Path) -> None:
+    write_tree(workspace, ORDERS)
+    nb(workspace, "index")
+    impact = nb_json(workspace, "impact", "RefundPolicy.refund_amount")
+    assert [(a["qualified_name"], a["depth"]) for a in impact["affected"]] == [
+        ("shop/app.py::create_order", 1)
+    ]
+    callers = nb_json(workspace, "callers", "RefundPolicy.refund_amount")["callers"]
+    assert [(c["caller"], c["line"]) for c in callers] == [("shop/app.py::create_order", 15)]
+    assert "no callers" not in nb(workspace, "impact", "RefundPolicy.refund_amount").stdout

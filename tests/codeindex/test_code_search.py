@@ -50,5 +50,5 @@ def test_vector_and_hybrid_search_find_symbols_by_meaning(
         hybrid = code.search("get the html of a website", limit=3).results
         assert hybrid[0].source_path == "code://net/download.py::fetch_url"
         assert {h.kind for h in hybrid} == {"code"}  # the http note is filtered out
-        both = brain.search(validate_request(query="download web page http", limit=5))
+        both = brain.search(validate_request(query="retrieving web pages over http", limit=5))
         assert {"note", "code"} <= {h.kind for h in both.results}

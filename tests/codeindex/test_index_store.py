@@ -166,6 +166,7 @@ def test_edges_contains_imports_and_resolved_calls(code: CodeIndex) -> None:
     # unresolved calls are kept with their bare name, never reported as confident callers
     main_calls = {c.name: c.callee for c in code.callees("pkg/app.py::main")}
     assert main_calls["mystery"] is None
+    assert main_calls["run"] == "pkg/app.py::Service.run"  # a method of a fresh instance
     assert code.callers("pkg/util.py::unused") == []
     assert [c.caller for c in code.callers("web/fmt.ts::format")] == ["web/api.ts::Box.area"]
     greeter = "java/com/x/Greeter.java::Greeter"
@@ -187,6 +188,7 @@ def test_impact_is_transitive_and_brings_anchored_notes(code: CodeIndex) -> None
     assert [(a.qualified_name, a.depth) for a in impact.affected] == [
         ("pkg/app.py::Service.run", 1),
         ("pkg/app.py::Service.step", 1),
+        ("pkg/app.py::main", 2),  # through `Service().run()`
     ]
     assert [(n.note_id, n.state) for n in impact.notes] == [(note.document.id, "ok")]
     shallow = code.impact("Service.step", depth=1)

@@ -99,6 +99,33 @@ def test_python_rules(graph_of: GraphOf) -> None:
     assert resolved(g, "app.py::main") == {"Engine": ("pkg/core.py::Engine", "import")}
 
 
+def test_a_call_on_what_super_returns_is_not_a_call_of_the_base(graph_of: GraphOf) -> None:
+    g = graph_of(
+        {
+            "a.py": """\
+                class Base:
+                    def path(self):
+                        return "/a"
+
+                    def strip(self):
+                        pass
+
+
+                class Child(Base):
+                    def path(self):
+                        super(Child, self).strip()
+                        return super().path().strip()
+                """
+        }
+    )
+    assert resolved(g, "a.py::Child.path") == {
+        "super(Child, self).strip": ("a.py::Base.strip", "super"),
+        "super().path": ("a.py::Base.path", "super"),
+        "super().path().strip": (None, "unresolved"),  # a str's strip, not Base.strip
+        "super": (None, "unresolved"),
+    }
+
+
 def test_bindings_are_the_references_targets(graph_of: GraphOf) -> None:
     """The indexer's bindings() (no Reference objects) says what resolve_sites() does."""
     full = graph_of(PYTHON)

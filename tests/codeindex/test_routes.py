@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 from nano_brain import Brain
 from nano_brain.cli import main
 from nano_brain.codeindex import CodeIndex, Routes, parse_file
+from nano_brain.codeindex._route_service import MAX_FLOW_STEPS
 from nano_brain.codeindex._routes import join_paths
 from nano_brain.config import load_config
 from nano_brain.lsp.render import hover_markdown
 from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 
 from ..store._rewind import undo_migration_13
-from ._route_apps import APPS, FLASK, Route
+from ._route_apps import APPS, FLASK, ORDERS, Route
 from .conftest import write_tree
 
 
@@ -95,6 +96,90 @@ def test_a_flow_follows_the_handler_and_shows_the_notes_on_the_way(workspace: Pa
         }
         assert Routes(brain).flow("GET /nowhere") == []
         assert Routes(brain).of_symbols(["shop/users.py::create"])[0].label == "POST /api/users/"
+
+
+def test_a_flow_is_the_call_tree_of_its_handler(workspace: Path) -> None:
+    write_tree(workspace, ORDERS)
+    with _brain(workspace) as brain:
+        CodeIndex(brain).index()
+        routes = Routes(brain)
+        (flow,) = routes.flow("POST /orders")
+        (shallow,) = routes.flow("POST /orders", depth=2)
+    app, service, policy = "shop/app.py", "shop/service.py", "shop/policy.py"
+    log_event = "shop/audit.py::log_event"
+    # (symbol, depth, caller, call site, shown in full elsewhere), read off the app by hand
+    tree = [
+        (f"{service}::place_order", 1, f"{app}::create_order", f"{app}:12", False),
+        (f"{service}::validate", 2, f"{service}::place_order", f"{service}:5", False),
+        (f"{service}::validate", 3, f"{service}::validate", f"{service}:13", True),
+        (f"{service}::price", 2, f"{service}::place_order", f"{service}:6", False),
+        (f"{service}::apply_tax", 3, f"{service}::price", f"{service}:18", False),
+        # reached in one hop from the handler below: shown in full there
+        (log_event, 2, f"{service}::place_order", f"{service}:7", True),
+        (f"{policy}::RefundPolicy", 1, f"{app}::create_order", f"{app}:14", False),
+        (f"{policy}::RefundPolicy.refund_amount", 1, f"{app}::create_order", f"{app}:15", False),
+        (
+            f"{policy}::RefundPolicy.within_window",
+            2,
+            f"{policy}::RefundPolicy.refund_amount",
+            f"{policy}:6",
+            False,
+        ),
+        (log_event, 1, f"{app}::create_order", f"{app}:17", False),
+    ]
+    got = [(s.qualified_name, s.depth, s.via, f"{s.path}:{s.line}", s.repeated) for s in flow.steps]
+    assert got == tree
+    assert flow.unresolved == ["order.get"] and not flow.truncated
+    assert [(s.qualified_name, s.depth) for s in shallow.steps] == [
+        (f"{service}::place_order", 1),
+        (f"{service}::validate", 2),
+        (f"{service}::price", 2),
+        (log_event, 2),
+        (f"{policy}::RefundPolicy", 1),
+        (f"{policy}::RefundPolicy.refund_amount", 1),
+        (f"{policy}::RefundPolicy.within_window", 2),
+        (log_event, 1),
+    ]
+
+
+def test_a_flow_through_a_cycle_shows_each_symbol_in_full_once(workspace: Path) -> None:
+    app = (
+        "from flask import Flask\n"
+        "app = Flask(__name__)\n"
+        "@app.get('/ping')\n"
+        "def ping():\n"
+        "    return pong(3)\n"
+        "def pong(n):\n"
+        "    return ping() if n else pang(n)\n"
+        "def pang(n):\n"
+        "    return pong(n - 1)\n"
+    )
+    write_tree(workspace, {"app.py": app})
+    with _brain(workspace) as brain:
+        CodeIndex(brain).index()
+        (flow,) = Routes(brain).flow("GET /ping", depth=6)
+    assert [(s.qualified_name, s.depth, s.repeated) for s in flow.steps] == [
+        ("app.py::pong", 1, False),
+        ("app.py::ping", 2, True),
+        ("app.py::pang", 2, False),
+        ("app.py::pong", 3, True),
+    ]
+
+
+def test_a_flow_through_densely_calling_code_is_bounded(workspace: Path) -> None:
+    names = [f"f{i}" for i in range(30)]
+    body = "".join(f"    {n}()\n" for n in names)
+    app = "from flask import Flask\napp = Flask(__name__)\n@app.get('/all')\ndef all_():\n"
+    app += body + "".join(f"def {n}():\n{body}" for n in names)
+    write_tree(workspace, {"app.py": app})
+    with _brain(workspace) as brain:
+        CodeIndex(brain).index()
+        (flow,) = Routes(brain).flow("GET /all", depth=6)
+    assert flow.truncated and len(flow.steps) == MAX_FLOW_STEPS
+    # each function in full once, under the handler, then each one's calls as references
+    assert [s.qualified_name for s in flow.steps[:2]] == ["app.py::f0", "app.py::f0"]
+    assert [s.repeated for s in flow.steps[:2]] == [False, True]
+    assert sum(not s.repeated for s in flow.steps) == 30
 
 
 def test_routes_command_lists_filters_and_follows(workspace: Path) -> None:

@@ -95,6 +95,25 @@ def test_vendored_excluded_binary_generated_and_large_files(tmp_path: Path) -> N
     assert result.skipped_by_reason()["vendored"] == 5
 
 
+def test_version_control_metadata_is_never_entered_nor_reported(tmp_path: Path) -> None:
+    """`.git/` is no code anyone left out: the walk does not enter it and the summary does not
+    count it as a skip (it read `1 vendored` for every repository)."""
+    write_tree(
+        tmp_path,
+        {
+            "app.py": "x = 1\n",
+            ".git/config": "[core]\n",
+            ".git/hooks/pre-commit.py": "x = 1\n",
+            "sub/.hg/store.py": "x = 1\n",
+            "vendor/lib.py": "x = 1\n",
+        },
+    )
+    files, skipped = paths(tmp_path)
+    assert files == ["app.py"]
+    assert skipped == {"vendor/": "vendored"}
+    assert list(iter_paths(tmp_path, [".git/hooks/pre-commit.py", "sub/.hg/store.py"])) == []
+
+
 def test_symlinks_leaving_the_root_are_skipped(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     root = tmp_path / "root"

@@ -13,9 +13,7 @@ def test_mixed_length_batch_keeps_each_text_with_its_vector(
     # lengths from one word to past the 256-token cap, interleaved, more than one group's worth
     vocabulary = "ledger refund shard token parser invoice replica quota budget retry".split()
     rng = np.random.default_rng(7)
-    texts = [
-        " ".join(rng.choice(vocabulary, size=1 + (i * 37) % 300).tolist()) for i in range(20)
-    ]
+    texts = [" ".join(rng.choice(vocabulary, size=1 + (i * 37) % 300).tolist()) for i in range(20)]
     batch = real_provider.embed_documents(texts)
     alone = np.stack([real_provider.embed_documents([t])[0] for t in texts])
     assert batch.shape == alone.shape == (20, real_provider.dim)

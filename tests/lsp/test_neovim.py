@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -196,6 +197,38 @@ WHY = PRELUDE + textwrap.dedent(
 )
 
 
+FIRST_HOVER = PRELUDE + textwrap.dedent(
+    """
+    local nb = require("nano_brain")
+    nb.setup({ cmd = vim.json.decode(os.getenv("NB_CMD")),
+               init_options = { mcp = { transport = "off" } } })
+    local buf, ok = open_attached(nb)
+    if not ok then out.error = "client did not initialize"; return finish(2) end
+    -- at once, as a person whose pointer rests on the code while the editor attaches: an
+    -- anchored decision (line 4), then a method only related memory is about (line 13)
+    local function hover(line)
+      local params = { textDocument = { uri = vim.uri_from_bufnr(buf) },
+                       position = { line = line, character = 10 } }
+      local res = vim.lsp.buf_request_sync(buf, "textDocument/hover", params, 60000)
+      for _, r in pairs(res or {}) do
+        if r.result then return r.result.contents.value end
+      end
+      return vim.NIL
+    end
+    out.first = { hover(3), hover(12) }
+    -- the same hovers later: the folder open and indexed, the searches cached
+    ok = vim.wait(60000, function()
+      local r = nb.request_sync(nb.client(buf), "nano-brain/indexStatus", {}, 5000, buf)
+      return r and r.result and r.result.folders[1] and r.result.folders[1].indexed
+    end, 100)
+    if not ok then out.error = "index did not finish"; return finish(3) end
+    vim.wait(500)
+    out.later = { hover(3), hover(12) }
+    finish(0)
+    """
+)
+
+
 #: Supported Neovim versions and the executable each is installed as (scripts/setup-dev).
 VERSIONS = {"0.10": "nvim-0.10", "0.11": "nvim"}
 BIN = Path(sys.executable).parent
@@ -346,3 +379,27 @@ def test_neovim_hover_shows_an_agents_decision_and_why_opens_the_full_view(
     assert AGENT_DECISION in result["float"] and REFUND_COMMIT[:40] in result["float"]
     assert any(t.startswith(f"note #{decision} {AGENT_DECISION}") for t in result["quickfix"])
     assert any(REFUND_COMMIT in t for t in result["quickfix"])
+
+
+def test_the_first_hover_after_attach_shows_what_a_later_one_shows(
+    nvim: str, project: Path, seeded: dict[str, str], tmp_path: Path
+) -> None:
+    """Hovers sent as soon as the client is initialized (the folder still opening, the file
+    not yet parsed, nothing searched yet) answer as the same hovers do later (issue 32)."""
+    (project / ".git").mkdir()
+    with Brain(project) as brain:
+        refunds = brain.write("Refund policy: the refund amount is zero after thirty days.",
+                              title="Refund amount policy").document.id  # fmt: skip
+    # the model prepared once, as on any machine after its first start (not in this test)
+    cache = os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache"))
+    result = _run(nvim, FIRST_HOVER, project, tmp_path, XDG_CACHE_HOME=cache)
+    decision, related = result["later"]
+    assert isinstance(decision, str) and f"#{seeded['decision']}" in decision
+    assert isinstance(related, str) and "**Related memory**" in related and refunds in related
+    # the same text, but for the notes' ages ("9s ago" then "12s ago")
+    first, later = ([_ageless(h) for h in result[k]] for k in ("first", "later"))
+    assert first == later
+
+
+def _ageless(hover: str | None) -> str | None:
+    return re.sub(r"· \d+(?:s|m|h|d|w|mo|y) ago", "· ? ago", hover) if hover else hover

@@ -67,3 +67,22 @@ def test_mcp_config_without_a_server_suggests_a_port(tmp_path: Path) -> None:
     token_file = Path(data["token_file"])
     assert token_file.read_text().strip() == data["token"]
     assert json.loads(_config(env, "--json").stdout)["token"] == data["token"]
+
+
+def test_stdio_snippets_name_the_command_by_its_absolute_path(tmp_path: Path) -> None:
+    """An agent starts `nano-brain` with its own PATH, which may not hold the venv or pipx's
+    bin folder: the snippets name the console script that printed them."""
+    env = make_env(tmp_path)
+    data = json.loads(_config(env, "--json").stdout)
+    snippets = {(s["client"], s["transport"], s["where"]): s["text"] for s in data["snippets"]}
+    command = data["command"]
+    assert Path(command).is_absolute() and Path(command).name == "nano-brain", command
+    assert command == nano_brain_command()[0]
+    for where in (("Claude Code", "stdio", ".mcp.json"), ("Cursor", "stdio", ".cursor/mcp.json")):
+        assert json.loads(snippets[where])["mcpServers"]["nano-brain"]["command"] == command
+    codex = tomllib.loads(snippets[("Codex", "stdio", "~/.codex/config.toml")])
+    assert codex["mcp_servers"]["nano-brain"]["command"] == command
+    assert f"-- {command} mcp --workspace" in snippets[("Claude Code", "stdio", "shell")]
+    version = subprocess.run([command, "--version"], capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0 and "nano-brain" in version.stdout
+    assert f'"command": "{command}"' in _config(env).stdout

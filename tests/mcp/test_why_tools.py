@@ -30,8 +30,8 @@ def _git(root: Path, *args: str) -> None:
 
 
 async def test_agent_anchors_decisions_and_reads_why(tmp_path: Path, _mcp_store: str) -> None:
-    # a team store keeps no git history (it is per clone, like the code index): no commits
-    commits_kept = _mcp_store == "sqlite"
+    # the git history is per clone, like the code index: a team store's clone keeps it in its
+    # own file (never in the team's database) and shows it as a local store does
     env = make_env(tmp_path)
     ws = env.workspace
     (ws / "shop.py").write_text(CODE)
@@ -73,8 +73,7 @@ async def test_agent_anchors_decisions_and_reads_why(tmp_path: Path, _mcp_store:
         why = view.structured_content
         assert [n["id"] for n in why["notes"]] == [note]
         assert why["notes"][0]["author"] == "agent (MCP)"
-        subjects = ["shop: checkout sums the cart (NB-3)"] if commits_kept else []
-        assert [c["subject"] for c in why["commits"]] == subjects
+        assert [c["subject"] for c in why["commits"]] == ["shop: checkout sums the cart (NB-3)"]
         assert view.content[0].text == why["text"]  # type: ignore[union-attr]
 
         moved = await call("memory_anchor", {"id": f"#{note}", "symbol": "shop.py::helper"})
@@ -86,6 +85,6 @@ async def test_agent_anchors_decisions_and_reads_why(tmp_path: Path, _mcp_store:
 
         commits = await call("memory_query", {"query": "checkout sums", "kind": ["commit"]})
         kinds = [r["kind"] for r in commits.structured_content["results"]]
-        assert kinds == (["commit"] if commits_kept else [])
+        assert kinds == ["commit"]
         unknown = await call("memory_anchor", {"id": note, "symbol": "nothing_here"})
         assert unknown.is_error and "no symbol" in unknown.content[0].text  # type: ignore[union-attr]

@@ -354,7 +354,8 @@ def test_the_git_history_stays_with_the_clone_and_out_of_the_team_store(
     tmp_path: Path, app_url: str
 ) -> None:
     """A clone's git history is per clone like its code index: `store migrate` leaves its
-    commits behind, and in team mode the history is not indexed and finds nothing."""
+    commits behind, and in team mode the history is indexed into the clone's own file (with
+    its code index), found there, and never written to the team store."""
     from nano_brain.history import History
     from nano_brain.store.history import HistoryStore
 
@@ -375,10 +376,14 @@ def test_the_git_history_stays_with_the_clone_and_out_of_the_team_store(
         team.close()
     with team_brain(root, app_url, "team/history") as brain:
         report = History(brain).index()
-        assert report.state == "disabled" and report.commits == 0
-        assert HistoryStore(brain.store).commit_count() == 0
+        assert report.state == "indexed" and report.commits == 2
+        assert HistoryStore(brain.store).commit_count() == 2
+        assert brain.store.team.list_documents(Filters(kinds=("commit",))) == []
+        assert len(brain.store.local.list_documents(Filters(kinds=("commit",)))) == 2
         hits = brain.search(SearchRequest(query="zeppelin loader", mode="lexical")).results
-        assert [h.title for h in hits] == ["Zeppelin retries"]
+        # the note first; the clone's commits after it, from its own history
+        assert [h.kind for h in hits] == ["note", "commit", "commit"]
+        assert hits[0].title == "Zeppelin retries"
 
 
 def test_value_lists_bind_as_one_array_with_the_same_rows(tmp_path: Path, app_url: str) -> None:

@@ -20,10 +20,25 @@ from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.embedding import EmbeddingProvider
+from nano_brain.history import History
 
 from ..mcp.conftest import Env, make_env, nano_brain_command
 
 READY_TIMEOUT = 60.0
+REPO = Path(__file__).resolve().parents[2]
+#: Screenshots of the page (CI keeps the folder as an artifact).
+ARTIFACTS = Path(os.environ.get("NANO_BRAIN_ARTIFACTS", REPO / "test-artifacts")) / "ui"
+# The flags the code-server end-to-end test uses for headless Chromium on these machines.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 BILLING_V1 = '''"""Billing."""
 
 
@@ -236,3 +251,195 @@ def wait_until(predicate: Any, timeout: float = 10.0) -> Any:
 def chromium_path() -> str | None:
     path = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     return path if Path(path).exists() else None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright (a failure in CI when it is missing)."""
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is missing: .ci/run installs it with apt-get")
+        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+# -- a workspace as a user's: a git repository of a few hundred files, its history indexed,
+# notes over four months, decisions with a supersede chain, notes anchored to a few files --
+
+SHOP_PACKAGES = (
+    "api", "billing", "catalog", "db", "notifications", "orders",
+    "payments", "search", "shipping", "users", "utils", "reports",
+)  # fmt: skip
+SHOP_MODULES = (
+    "models", "service", "views", "handlers", "schemas", "errors", "cache", "rules",
+    "tasks", "client", "helpers", "validators", "events", "admin", "forms", "signals",
+    "queries", "constants", "config", "metrics",
+)  # fmt: skip
+#: files with notes anchored to one of their functions, and how many notes each
+NOTED_FILES = {
+    "shop/billing/rules.py": 5,
+    "shop/payments/service.py": 3,
+    "shop/orders/handlers.py": 2,
+    "shop/api/views.py": 1,
+    "shop/shipping/rules.py": 1,
+}
+#: the noted file whose code changes after its notes were anchored (its anchors go stale)
+STALE_FILE = "shop/shipping/rules.py"
+
+
+@dataclass
+class Workspace:
+    """A store like a user's, for the page's views; ids by role."""
+
+    ids: dict[str, str] = field(default_factory=dict)
+    decisions: set[str] = field(default_factory=set)
+    chain: list[str] = field(default_factory=list)
+    files: int = 0
+
+
+def _module(package: str, module: str, revision: int = 0) -> str:
+    return (
+        f'"""The {module} of {package}."""\n\n\n'
+        f"def {module}_entry(value):\n"
+        f"    return value + {revision}\n\n\n"
+        f"def {module}_check(value):\n"
+        f"    return value is not None\n"
+    )
+
+
+def _git(ws: Path, *args: str, when: float | None = None) -> None:
+    env = {
+        **os.environ,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Ada Lovelace",
+        "GIT_AUTHOR_EMAIL": "ada@example.com",
+        "GIT_COMMITTER_NAME": "Ada Lovelace",
+        "GIT_COMMITTER_EMAIL": "ada@example.com",
+    }
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        env.pop(var, None)
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{int(when)} +0000"
+    subprocess.run(["git", *args], cwd=ws, env=env, check=True, capture_output=True)
+
+
+def build_workspace_store(env: Env, provider: EmbeddingProvider) -> Workspace:
+    """240 committed files in 12 packages with 31 commits over four months, their history
+    and code indexed; 24 notes, 11 decisions (three of them a supersede chain, one titled
+    with markup), a superseded note, 12 notes anchored to five files (one file's anchors
+    stale), a retraction and two agents' notes held for review."""
+    ws = env.workspace
+    (ws / ".nano-brain.yml").write_text("review:\n  enabled: true\n")
+    out = Workspace()
+    # four months up to today: the agents' notes, written now, end the timeline
+    t0 = (time.time() // DAY - 125) * DAY
+    _git(ws, "init", "-q", "-b", "main")
+    for package in SHOP_PACKAGES:
+        for module in SHOP_MODULES:
+            target = ws / "shop" / package / f"{module}.py"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(_module(package, module))
+            out.files += 1
+    _git(ws, "add", "-A")
+    _git(ws, "commit", "-q", "-m", "Initial import of the shop", when=t0)
+    for i in range(1, 30):  # each commit touches a few modules of one package
+        package = SHOP_PACKAGES[i % len(SHOP_PACKAGES)]
+        for module in SHOP_MODULES[i % 7 :: 7]:
+            (ws / "shop" / package / f"{module}.py").write_text(_module(package, module, i))
+        _git(ws, "commit", "-q", "-am", f"{package}: revision {i}", when=t0 + i * 4 * DAY)
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+            mp.setenv(var, env.vars[var])
+        mp.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        config = load_config(ws)
+        with Brain(ws, config=config, provider=provider, code_provider=None) as brain:
+            for i in range(24):
+                out.ids[f"note{i}"] = brain.write(
+                    f"Ops note {i}: the nightly job {i % 5} ran {i * 3} retries; queue depth "
+                    f"peaked at {100 + i * 7}.",
+                    title=f"Nightly job {i % 5}: run {i}",
+                    tags=["ops"],
+                    created_at=t0 + i * 5 * DAY + 3600,
+                ).document.id
+            # a decision superseded twice: a chain of three
+            chain = [
+                ("Refunds within 14 days", "Refunds are accepted within 14 days of delivery."),
+                ("Refunds within 30 days", "Refunds are accepted within 30 days of delivery."),
+                ("Refunds within 30 days, store credit after",
+                 "Refunds within 30 days; store credit up to 90 days after delivery."),
+            ]  # fmt: skip
+            previous = None
+            for step, (title, text) in enumerate(chain):
+                doc = brain.write(
+                    text,
+                    title=title,
+                    tags=["decision", "refunds"],
+                    created_at=t0 + (10 + step * 35) * DAY,
+                    supersedes=previous,
+                ).document.id
+                out.chain.append(doc)
+                out.decisions.add(doc)
+                previous = doc
+            out.ids["refund_decision"] = previous or ""
+            decisions = (
+                ("Money as integer cents", "Amounts are integer cents, never floats."),
+                ("Postgres for orders", "Orders live in PostgreSQL; the cache is Redis."),
+                ("Retry charges three times", "A failed charge is retried three times."),
+                ("Ship from the nearest depot", "Shipping picks the nearest depot by zip."),
+                ("API errors as problem+json", "Every API error is RFC 9457 problem+json."),
+                ("Discounts round down", "Discounts round down to whole cents."),
+                ("Search by trigram", "Catalog search uses trigram matching."),
+                # memory text may come from a stranger's repository: shown as text, never markup
+                ("Cache keys <b>per tenant</b>", "Cache keys carry the tenant <img src=x>."),
+            )
+            for i, (title, text) in enumerate(decisions):
+                doc = brain.write(
+                    text, title=title, tags=["decision"], created_at=t0 + (6 + i * 16) * DAY
+                ).document.id
+                out.ids[f"decision{i}"] = doc
+                out.decisions.add(doc)
+            first = brain.write(
+                "Deploys: tag, build, push.", title="Deploy checklist", created_at=t0 + 20 * DAY
+            ).document.id
+            out.ids["checklist"] = brain.write(
+                "Deploys: tag, build, run the migrations, push.",
+                title="Deploy checklist with migrations",
+                created_at=t0 + 70 * DAY,
+                supersedes=first,
+            ).document.id
+            out.ids["old_checklist"] = first
+            wrong = brain.write(
+                "Coupons stack without limit.", title="Coupons stack", created_at=t0 + 50 * DAY
+            ).document.id
+            brain.retract(wrong, reason="coupons never stack: see the billing rules")
+            out.ids["retracted"] = wrong
+            code = CodeIndex(brain)
+            code.index()
+            anchored = [out.ids["decision0"], out.ids["decision5"], out.ids["refund_decision"]]
+            anchored += [out.ids[f"note{i}"] for i in range(9)]
+            for path, count in NOTED_FILES.items():
+                module = Path(path).stem
+                for _ in range(count):
+                    code.anchor(anchored.pop(0), f"{path}::{module}_entry")
+        stale = ws / STALE_FILE
+        stale.write_text(stale.read_text().replace("return value + ", "return value * 2 + "))
+        _git(ws, "commit", "-q", "-am", "shipping: double the base rate", when=t0 + 121 * DAY)
+        with Brain(ws, config=config, provider=provider, code_provider=None) as brain:
+            CodeIndex(brain).index()
+            History(brain).index()
+        with Brain(ws, config=config, provider=provider, actor="mcp") as agent:
+            for i, title in enumerate(("Agent: cache warm-up order", "Agent: flaky tests")):
+                out.ids[f"agent{i}"] = agent.write(
+                    f"{title}. Written by an agent in session {i}.", title=title, tags=["agent"]
+                ).document.id
+    return out

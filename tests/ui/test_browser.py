@@ -1,50 +1,15 @@
 """The memory page in a real browser (Debian's Chromium driven by Playwright) against a real
 `nano-brain ui`: search with filters, a document and a diff of two versions, a review
-confirmed and seen in the audit log, the timeline and the map. Screenshots go to
-test-artifacts/ui/ (kept by CI)."""
+confirmed and seen in the audit log, the timeline and the map. Screenshots of each step go
+to test-artifacts/ui/flow-*.png (kept by CI); test_views.py shoots each view at 1280x800."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from .conftest import Fixture, UiServer, chromium_path
-
-REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = Path(os.environ.get("NANO_BRAIN_ARTIFACTS", REPO / "test-artifacts")) / "ui"
-# The flags the code-server end-to-end test uses for headless Chromium on these machines.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from .conftest import ARTIFACTS, Fixture, UiServer
 
 pytestmark = pytest.mark.timeout(600)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    path = chromium_path()
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("Chromium is missing: .ci/run installs it with apt-get")
-        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def test_search_document_diff_review_and_audit_in_the_browser(browser, ui: UiServer, built) -> None:
@@ -54,7 +19,7 @@ def test_search_document_diff_review_and_audit_in_the_browser(browser, ui: UiSer
     problems: list[str] = []
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    shot = lambda name: page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)  # noqa: E731
+    shot = lambda name: page.screenshot(path=str(ARTIFACTS / f"flow-{name}.png"), full_page=True)  # noqa: E731
     try:
         page.goto(ui.endpoint["open_url"])
         page.wait_for_selector("#search-form")
@@ -123,12 +88,12 @@ def test_search_document_diff_review_and_audit_in_the_browser(browser, ui: UiSer
             f"path.link[data-from='{fx.ids['old_decision']}'][data-to='{fx.ids['new_decision']}']"
         )
         assert link.count() == 1
-        decisions = page.locator("circle.decision").evaluate_all(
+        decisions = page.locator("#timeline-chart .pt.decision").evaluate_all(
             "els => els.map(e => e.dataset.id)"
         )
         assert set(decisions) == fx.decisions
         shot("timeline")
-        page.locator(f"circle[data-id='{fx.ids['new_decision']}']").dispatch_event("click")
+        page.locator(f".pt[data-id='{fx.ids['new_decision']}']").dispatch_event("click")
         page.wait_for_selector("#document[data-state=ready]")
         assert page.inner_text("h1.doc-title") == "Store invoices in the object store"
 

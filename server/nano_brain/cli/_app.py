@@ -39,6 +39,7 @@ __all__ = [
     "main",
     "open_brain",
     "progress_bar",
+    "warn_config",
 ]
 
 log = logging.getLogger("nano_brain")
@@ -160,15 +161,25 @@ def common_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return workspace_option(db_option(json_option(func)))
 
 
-def load_workspace(workspace: Path | None) -> tuple[Path, LoadedConfig]:
-    """The workspace root (which must be a folder) and its effective config."""
+def load_workspace(workspace: Path | None, *, warn: bool = True) -> tuple[Path, LoadedConfig]:
+    """The workspace root (which must be a folder) and its effective config, each of its
+    warnings printed on stderr (`warn=False`: the command reports them itself)."""
     from .. import paths
     from ..config import load_config
 
     root = paths.workspace_root(workspace)
     if not root.is_dir():
         raise InvalidInputError(f"workspace {root} is not a directory")
-    return root, load_config(root)
+    loaded = load_config(root)
+    if warn:
+        warn_config(loaded.warnings)
+    return root, loaded
+
+
+def warn_config(warnings: Iterable[str]) -> None:
+    """The one way the CLI shows a config warning: one line on stderr, like an error's."""
+    for warning in warnings:
+        click.echo(f"nano-brain: warning: config: {visible(warning)}", err=True)
 
 
 def open_brain(

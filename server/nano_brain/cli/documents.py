@@ -89,6 +89,8 @@ def write(
             click.echo(f"superseded {supersedes}")
         for a in getattr(result, "anchored_to", []):
             click.echo(f"anchored to {a.symbol}")
+        for notice in result.notices:
+            click.echo(f"note: {notice}")
 
     emit(result.model_dump(), as_json, human)
 

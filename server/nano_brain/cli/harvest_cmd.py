@@ -16,7 +16,7 @@ from ..harvest import AGENTS, Harvester, HarvestReport
 from ..harvest.harvester import SKIPPED
 from ..models import Document
 from ..text import json_visible
-from ._app import common_options, emit, main
+from ._app import common_options, emit, main, open_brain
 
 _AGENT = click.Choice(list(AGENTS))
 _SKIP_LABELS = {
@@ -30,7 +30,7 @@ _SKIP_LABELS = {
 
 def _open(workspace: Path | None, db: Path | None) -> Brain:
     """A Brain whose writes the audit log attributes to the harvester."""
-    return Brain(workspace, db_path=db, actor="harvest")
+    return open_brain(workspace, db, create=True, actor="harvest")
 
 
 def _print_report(report: HarvestReport, *, quiet_unchanged: bool = True) -> None:

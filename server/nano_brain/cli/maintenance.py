@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ._app import common_options, emit, main, open_brain, progress_bar
+from ._app import common_options, emit, load_workspace, main, open_brain, progress_bar, warn_config
 
 if TYPE_CHECKING:
+    from ..brain import Brain
     from ..store.spaces import Space
 
 
@@ -17,16 +18,29 @@ if TYPE_CHECKING:
 @common_options
 def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     """Store size, counts, model and which search legs are available."""
-    with open_brain(workspace, db) as brain:
+    loaded = load_workspace(workspace, warn=False)  # status reports them itself, once
+    with open_brain(workspace, db, loaded=loaded) as brain:
         info = brain.status()
+        info.update(_team_and_code_index(brain))
 
     def human() -> None:
         emb = info["embedding"]
         click.echo(f"workspace  {info['workspace']}  ({info['workspace_id']})")
-        click.echo(
-            f"store      {info['store']}  {info['store_bytes'] / 1e6:.1f} MB, "
-            f"schema v{info['schema_version']}"
-        )
+        team, code = info["team"], info["code_index"]
+        if team is None:
+            click.echo(
+                f"store      {info['store']}  {info['store_bytes'] / 1e6:.1f} MB, "
+                f"schema v{info['schema_version']}"
+            )
+        else:
+            click.echo(
+                f"team       {team['server']}  workspace {team['workspace']}, "
+                f"schema v{team['schema_version']}"
+            )
+            click.echo(
+                f"code index {code['path']}  {code['bytes'] / 1e6:.1f} MB, "
+                f"schema v{code['schema_version']}"
+            )
         click.echo(
             f"documents  {info['documents']}  "
             + " ".join(f"{k}={v}" for k, v in sorted(info["by_kind"].items()))
@@ -41,10 +55,33 @@ def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
         )
         for leg, state in info["legs"].items():
             click.echo(f"{leg:<11} {state}")
-        for warning in info["config_warnings"]:
-            click.echo(f"warning    {warning}")
+        warn_config(info["config_warnings"])
 
     emit(info, as_json, human)
+
+
+def _team_and_code_index(brain: Brain) -> dict[str, Any]:
+    """In team mode, the server, the team's workspace and its schema, and this clone's code
+    index file with its own schema (`Brain.status` names the file beside the team's schema
+    version, and neither the server nor the workspace); both None for a local store."""
+    if not brain.config.storage.url:
+        return {"team": None, "code_index": None}
+    from ..store.team import TeamStore
+
+    store = brain.store
+    assert isinstance(store, TeamStore)  # storage.url set: open_store made one
+    return {
+        "team": {
+            "server": store.team.location,  # without a password, parameters masked
+            "workspace": store.team.workspace_id,
+            "schema_version": store.team.schema_version(),
+        },
+        "code_index": {
+            "path": str(store.local.path),
+            "bytes": store.local.file_size(),
+            "schema_version": store.local.schema_version(),
+        },
+    }
 
 
 @main.command()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -17,7 +19,7 @@ from ..mcp import client_config
 from ..mcp.registry import BUILTIN_TOOL_MODULES
 from ..mcp.security import is_loopback, load_or_create_token
 from ..mcp.statefiles import token_path
-from ._app import db_option, main, workspace_option
+from ._app import db_option, main, open_brain, workspace_option
 
 if TYPE_CHECKING:
     from ..mcp.statefiles import Endpoint
@@ -31,7 +33,7 @@ _extra_tools = click.option(
 
 
 def _open(workspace: Path | None, db: Path | None) -> Brain:
-    brain = Brain(workspace, db_path=db, actor="mcp")
+    brain = open_brain(workspace, db, create=True, actor="mcp")
     # a server lives long: writes are acknowledged at once and embedded in the background,
     # and whatever an earlier process left pending is caught up now
     brain.embedder.start()
@@ -115,6 +117,20 @@ def serve(
         )
 
 
+def _own_command() -> str:
+    """This installation's `nano-brain`, by absolute path: an agent starts the command with
+    its own PATH, which need not hold a venv's or pipx's bin folder. The script that is
+    running (a pipx link keeps its name, surviving upgrades), else the one installed beside
+    this interpreter, else the one on PATH; the bare name when none is found."""
+    running = Path(sys.argv[0])
+    if running.name == client_config.COMMAND and running.is_file():
+        return os.path.abspath(running)
+    beside = Path(sys.executable).with_name(client_config.COMMAND)
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(client_config.COMMAND) or client_config.COMMAND
+
+
 @main.command("mcp-config")
 @workspace_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -133,9 +149,11 @@ def mcp_config(workspace: Path | None, as_json: bool) -> None:
         if endpoint and not endpoint.socket
         else (f"http://127.0.0.1:{client_config.SUGGESTED_PORT}/mcp")
     )
-    items = client_config.snippets(str(root), url)
+    command = _own_command()
+    items = client_config.snippets(str(root), url, command)
     data = {
         "workspace": str(root),
+        "command": command,
         "workspace_id": wid,
         "running": asdict(endpoint) if endpoint else None,
         "url": url,
@@ -148,6 +166,7 @@ def mcp_config(workspace: Path | None, as_json: bool) -> None:
         click.echo(json.dumps(data, indent=2))
         return
     click.echo(f"workspace   {root}")
+    click.echo(f"command     {command}")
     if endpoint:
         click.echo(f"running     {endpoint.socket or endpoint.url} (pid {endpoint.pid})")
     else:

@@ -22,7 +22,8 @@ from ._app import common_options, emit, main, open_brain
 @click.option(
     "--flow",
     is_flag=True,
-    help="Follow each matching route: handler, what it calls, and the notes anchored on the way.",
+    help="Follow each matching route: the handler's call tree (a function called from several "
+    "places is expanded once, the others say 'see above/below') and the notes on the way.",
 )
 @click.option(
     "--depth",
@@ -74,8 +75,8 @@ def _print_flows(flows: list[RouteFlow]) -> None:
         r = f.route
         click.echo(f"{r.method} {r.path}  ({r.framework}, {r.file}:{r.line})")
         click.echo(f"  handler {_handler(r)}")
-        for step in f.steps:
-            click.echo(f"  {'  ' * step.depth}{step.qualified_name}  ({step.path}:{step.line})")
+        for line in _tree_lines(f):
+            click.echo(line)
         if f.truncated:
             click.echo("  … (flow cut short)")
         if f.unresolved:
@@ -83,3 +84,19 @@ def _print_flows(flows: list[RouteFlow]) -> None:
         for note in f.notes:
             flag = "" if note.state == "ok" else f" [{note.state}: may be stale]"
             click.echo(f"  note #{note.note_id} {note.note_title} -> {note.qualified_name}{flag}")
+
+
+def _tree_lines(flow: RouteFlow) -> list[str]:
+    """The flow's steps indented by depth under the handler; a symbol shown in full
+    elsewhere says where, since its calls are listed only there."""
+    in_full = {flow.route.handler}
+    out: list[str] = []
+    for step in flow.steps:
+        mark = ""
+        if step.repeated:
+            mark = "  (see above)" if step.qualified_name in in_full else "  (see below)"
+        else:
+            in_full.add(step.qualified_name)
+        indent = "  " * (step.depth + 1)
+        out.append(f"{indent}{step.qualified_name}  ({step.path}:{step.line}){mark}")
+    return out

@@ -11,7 +11,10 @@ import click
 
 from ..filters import KINDS, STATUSES
 from ..search import validate_request
+from ..timeutil import LOWER_BOUND_HELP, UPPER_BOUND_HELP
 from ._app import common_options, emit, main, open_brain
+
+_TIME = "RFC 3339 time, date, or age such as 7d"
 
 
 def _search_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -25,10 +28,10 @@ def _search_options(func: Callable[..., Any]) -> Callable[..., Any]:
             "--tag", "tags", multiple=True, help="Only documents with this tag (all must match)."
         ),
         click.option("--kind", multiple=True, type=click.Choice(KINDS)),
-        click.option("--created-after", help="RFC 3339 time, date, or age such as 7d."),
-        click.option("--created-before"),
-        click.option("--updated-after"),
-        click.option("--updated-before"),
+        click.option("--created-after", help=f"{_TIME}; {LOWER_BOUND_HELP}."),
+        click.option("--created-before", help=f"{_TIME}; {UPPER_BOUND_HELP}."),
+        click.option("--updated-after", help=f"{_TIME}; {LOWER_BOUND_HELP}."),
+        click.option("--updated-before", help=f"{_TIME}; {UPPER_BOUND_HELP}."),
         click.option(
             "--status",
             "statuses",
@@ -41,7 +44,10 @@ def _search_options(func: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             help="Also show superseded documents (ranked below their successors).",
         ),
-        click.option("--as-of", help="Search the store as it was at this time."),
+        click.option(
+            "--as-of",
+            help=f"Search the store as it was at this time: {_TIME}; {UPPER_BOUND_HELP}.",
+        ),
         click.option("--content", "include_content", is_flag=True, help="Print whole documents."),
         click.option("--explain", is_flag=True, help="Show every score component."),
         common_options,
@@ -86,7 +92,7 @@ def _run_search(
     def human() -> None:
         legs = ", ".join(f"{k}: {v}" for k, v in response.legs.items())
         if not response.results:
-            click.echo(f"no results ({legs})")
+            click.echo(f"no results: {response.note}" if response.note else f"no results ({legs})")
             return
         for i, hit in enumerate(response.results, 1):
             tags_text = f" [{', '.join(hit.tags)}]" if hit.tags else ""
@@ -99,6 +105,8 @@ def _run_search(
             click.echo(f"    {hit.content if include_content else hit.snippet}")
             if hit.explain:
                 click.echo(f"    explain: {json.dumps(hit.explain)}")
+        if response.relevance:
+            click.echo(f"relevance: {json.dumps(response.relevance)}")
         if any(not v.startswith(("ok", "empty")) for v in response.legs.values()):
             click.echo(f"({legs})", err=True)
 

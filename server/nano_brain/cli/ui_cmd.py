@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..brain import Brain
-from ._app import db_option, main, workspace_option
+from ._app import db_option, main, open_brain, workspace_option
 
 if TYPE_CHECKING:
     from ..ui.server import UiEndpoint
@@ -33,7 +32,7 @@ def ui(workspace: Path | None, db: Path | None, port: int, no_open: bool, as_jso
     from ..mcp.security import load_or_create_token
     from ..ui.server import fresh_link, read_running, serve_ui
 
-    with Brain(workspace, db_path=db, actor="ui") as brain:
+    with open_brain(workspace, db, create=True, actor="ui") as brain:
         token = load_or_create_token(brain.workspace_id)
         running = read_running(brain.workspace_id) if port == 0 else None
         link = fresh_link(running[0], token) if running else None

@@ -19,8 +19,12 @@ With a receiver: ``self``/``this``/``cls``/Go's receiver/Rust ``Self`` look the 
 enclosing class, then in its bases in order (a base outside the workspace stops the search:
 it might define the method); ``super`` looks only in the bases; any other receiver is bound
 only when it names an imported module or package (``m.f()``, ``os.path.join()``,
-``ns.f()``, ``util.Do()``) or a class (``Cls.create()``, ``P::new()``). Calls on instances
-held in variables (``obj.run()``) stay unresolved: their type is unknown without inference.
+``ns.f()``, ``util.Do()``) or a class (``Cls.create()``, ``P::new()``). Python receivers are
+also typed by what makes them, when that names exactly one class: a fresh instance
+(``Cls(...).m()``, ``mod.Cls().m()``), a call whose declared return type is a plain class name
+(``Cls.create().m()`` with ``def create(cls) -> "Cls"`` or ``-> Self``), or a variable every
+assignment of which makes one (``x = Cls(); x.m()``). Other calls on instances held in
+variables (``obj.run()``) stay unresolved: their type is unknown without inference.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
+from ._python_types import SELF_TYPES, call_chain, return_annotation
 from .model import CallSite, FileIndex, ImportEdge, Symbol
 
 log = logging.getLogger(__name__)
@@ -54,7 +59,8 @@ class Reference:
     """A call site and what it resolved to.
 
     ``how`` names the rule that bound it (``local``, ``nested``, ``import``, ``package``,
-    ``self``, ``inherited``, ``super``, ``static``, ``module``, ``wildcard``) or says why not
+    ``self``, ``inherited``, ``super``, ``static``, ``module``, ``wildcard``, ``typed``,
+    ``constructed``) or says why not
     (``unresolved``, ``ambiguous``; then ``target`` is None and ``candidates`` may list
     guesses).
     """
@@ -128,6 +134,8 @@ class CodeGraph:
         self._ancestors_memo: dict[str, tuple[tuple[str, Symbol | None], ...]] = {}
         self._module_memo: dict[tuple[str, str], str | None] = {}
         self._site_memo: dict[tuple[str | None, ...], tuple[str | None, str, tuple[str, ...]]] = {}
+        # receivers being typed: `x = x.make()` must not type `x` by itself forever
+        self._typing: set[tuple[str, str | None, str]] = set()
         self._index(given if self._lazy else list(self.files.values()))
         self.references: list[Reference] = []
         if resolve_all:
@@ -404,6 +412,8 @@ class CodeGraph:
         if site.receiver_kind == "self":
             return self._self_call(site, include_own=True)
         if site.receiver_kind == "super":
+            if site.receiver not in (None, "super") and call_chain(site.receiver) != ["super"]:
+                return [], "unresolved"  # super().f().g(): what f returns is not known
             return self._self_call(site, include_own=False)
         if site.receiver_kind == "none":
             return self._bare(site.path, site.name, site.caller)
@@ -538,6 +548,8 @@ class CodeGraph:
             target = self._rust_path(path, receiver.split("::"))
             if target is not None:
                 return self._lookup(target, name), "module"
+        if lang == "python" and receiver.endswith(")"):
+            return self._on_made_instance(path, receiver, name, caller)
         head, _, rest = receiver.partition(sep)
         if not head.isidentifier():
             return [], "unresolved"
@@ -603,14 +615,72 @@ class CodeGraph:
                 values = self._assigned.get((path, None, receiver))
         if not values or len(set(values)) != 1 or values[0] is None:
             return None
-        ctor = values[0]
-        if "." in ctor:
-            owner, _, cls_name = ctor.rpartition(".")
-            found, _ = self._qualified(path, owner, cls_name, None)
+        key = (path, caller, receiver)
+        if key in self._typing:
+            return None
+        self._typing.add(key)
+        try:
+            return self._type_made_by(path, values[0], None)
+        finally:
+            self._typing.discard(key)
+
+    def _on_made_instance(
+        self, path: str, receiver: str, name: str, caller: str | None
+    ) -> tuple[list[Symbol], str]:
+        """``Cls(...).m()``, ``Cls.create().m()``: the method of the class the calls make."""
+        chain = call_chain(receiver)
+        made = self._type_made_by(path, chain[0], caller) if chain else None
+        for method in chain[1:] if chain else ():
+            if made is None:
+                break
+            found, _ = self._method(made.path, made.local_name, method, set())
+            returned, is_self = self._returned(found)
+            made = made if is_self else returned  # `-> Self`: the class it is called on
+        if made is None:
+            return [], "unresolved"
+        members, _ = self._method(made.path, made.local_name, name, set())
+        return members, "constructed"
+
+    def _type_made_by(self, path: str, called: str, caller: str | None) -> Symbol | None:
+        """The one class a call of ``called`` (a dotted name) returns: the class it names,
+        or the class a function it names declares it returns; None when either is unsure."""
+        owner, _, fn = called.rpartition(".")
+        if not owner:
+            found, _ = self._bare(path, called, caller)
+        elif owner in ("self", "cls"):
+            site = CallSite(path, caller, called, fn, owner, "self", 0)
+            found, _ = self._self_call(site, include_own=True)
         else:
-            found, _ = self._bare(path, ctor, None)
-        classes = {s.qualified_name: s for s in found if s.kind == "class"}
-        return next(iter(classes.values())) if len(classes) == 1 else None
+            found, _ = self._qualified(path, owner, fn, caller)
+        returned, is_self = self._returned(found)
+        return self._self_type(path, owner, caller) if is_self else returned
+
+    def _returned(self, found: list[Symbol]) -> tuple[Symbol | None, bool]:
+        """The class a call of the one symbol ``found`` makes: itself if it is a class, else
+        its declared return type if that names one class; and whether it is ``-> Self``."""
+        unique = {s.qualified_name: s for s in found}
+        if len(unique) != 1:
+            return None, False
+        made = next(iter(unique.values()))
+        if made.kind == "class":
+            return made, False
+        annotation = return_annotation(made.signature) if made.kind in _FUNCTION_KINDS else None
+        if annotation is None:
+            return None, False
+        if annotation in SELF_TYPES:
+            return None, True
+        returned = self._type_named(made.path, annotation)
+        return (returned if returned is not None and returned.kind == "class" else None), False
+
+    def _self_type(self, path: str, owner: str, caller: str | None) -> Symbol | None:
+        """What ``-> Self`` is for a call on ``owner``: the enclosing class for ``self.`` and
+        ``cls.``, the class named for ``Cls.``; on an instance it may be any subclass."""
+        if owner in ("self", "cls"):
+            types = self._enclosing_types(caller)
+            found = self._sym(f"{path}::{types[0]}") if types else None
+        else:
+            found = self._type_named(path, owner) if owner else None
+        return found if found is not None and found.kind == "class" else None
 
     def _lookup(self, target: _Target, name: str) -> list[Symbol]:
         if target.scope is None:

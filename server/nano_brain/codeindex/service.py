@@ -275,7 +275,10 @@ class CodeIndex:
         from ..search import validate_request
 
         # a code-index lookup is not a reading of memory: it never counts as an access
-        request = validate_request(query=query, mode=mode, limit=limit, kind=["code"], track=False)
+        # a code search answers with the nearest code, judged by the caller (CoSQA ranks it)
+        request = validate_request(
+            query=query, mode=mode, limit=limit, kind=["code"], track=False, floor="off"
+        )
         return self.brain.search(request)
 
     # -- anchors -------------------------------------------------------------------------------

@@ -28,10 +28,12 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 1_000_000
 
+#: Version control's own folders: never entered, and never reported as a skip either (no one
+#: left code out there; "1 vendored" for `.git/` in every repository's summary said nothing).
+VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr"})
 #: Folder names never entered: dependencies, build output, caches, VCS metadata.
-DEFAULT_SKIP_DIRS = frozenset(
+DEFAULT_SKIP_DIRS = VCS_DIRS | frozenset(
     {
-        ".git", ".hg", ".svn", ".bzr",
         "node_modules", "bower_components", "vendor", "third_party",
         "dist", "build", "target", "out", "_build",
         "__pycache__", ".venv", "venv", ".tox", ".nox", ".eggs", "site-packages",
@@ -395,6 +397,8 @@ def _walk_dir(
                 skipped_dir = _dir_skip(
                     entry, rel, is_link, real_root, ignores, excluded, skip_dirs, use_gitignore
                 )
+                if skipped_dir is _NOT_WANTED:
+                    continue
                 if skipped_dir is not None:
                     yield skipped_dir
                 else:
@@ -454,8 +458,11 @@ def _dir_skip(
     skip_dirs: frozenset[str],
     use_gitignore: bool,
 ) -> SkippedFile | None:
-    """Why the walk does not enter a folder, or None to enter it."""
+    """Why the walk does not enter a folder, or None to enter it (``_NOT_WANTED``: version
+    control's metadata, left out silently)."""
     shown = rel + "/"
+    if entry.name in skip_dirs and entry.name in VCS_DIRS:
+        return _NOT_WANTED
     if entry.name in skip_dirs or entry.name.endswith(".egg-info"):
         return SkippedFile(shown, "vendored")
     if excluded.match_file(shown):

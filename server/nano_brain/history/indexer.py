@@ -117,7 +117,7 @@ class HistoryIndexer:
             return
         if not self.store.kept:
             report.state = "disabled"
-            report.message = "a team store keeps no git history (it is per clone)"
+            report.message = "this store keeps no git history (it is per clone)"
             return
         try:
             git = Git(self.brain.root)
@@ -139,20 +139,21 @@ class HistoryIndexer:
             report.state = "no-commits"
             report.message = "the repository has no commits yet"
             return
-        store = self.brain.store
+        # what the index knows about itself is kept with the history (per clone in team mode)
+        store, meta = self.brain.store, self.store
         window = f"{cfg.max_commits}|{cfg.since or ''}"
-        known = store.meta_get(_META_HEAD)
+        known = meta.meta_get(_META_HEAD)
         stored = self.store.hashes()
-        if stored and store.meta_get(_META_REDACTED) != "1":
+        if stored and meta.meta_get(_META_REDACTED) != "1":
             # indexed before commits were redacted: read them again, once, redacted
             log.info("history: reading %d commits again to redact what they hold", len(stored))
             with store.transaction():
                 self.store.delete_commits(stored)
             stored = {}
-        if known == info.head and store.meta_get(_META_WINDOW) == window and stored:
+        if known == info.head and meta.meta_get(_META_WINDOW) == window and stored:
             report.state = "up-to-date"
             return
-        full = not known or not stored or store.meta_get(_META_WINDOW) != window
+        full = not known or not stored or meta.meta_get(_META_WINDOW) != window
         exclude: list[str] = []
         forward = False
         if not full and known:
@@ -182,10 +183,10 @@ class HistoryIndexer:
             if reader is not None:
                 reader.close()
         with store.transaction():
-            store.meta_set(_META_HEAD, info.head)
-            store.meta_set(_META_WINDOW, window)
-            store.meta_set(_META_REDACTED, "1")
-            store.meta_set(META_SHALLOW, "1" if info.shallow else "0")
+            meta.meta_set(_META_HEAD, info.head)
+            meta.meta_set(_META_WINDOW, window)
+            meta.meta_set(_META_REDACTED, "1")
+            meta.meta_set(META_SHALLOW, "1" if info.shallow else "0")
             store.audit(
                 at=time.time(),
                 actor=self.brain.actor,

@@ -223,7 +223,7 @@ def related_memories(
         # it, and stays within its few milliseconds
         request = validate_request(
             query=query[:400], limit=limit + 3, kind=["note", "session"], explain=True,
-            track=False, expand=False, depth=_DEPTH,
+            track=False, expand=False, depth=_DEPTH, floor="related",
         )  # fmt: skip
         response = brain.search(request)
     except NanoBrainError as exc:

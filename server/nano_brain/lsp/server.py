@@ -5,6 +5,9 @@ in module globals, so each test builds a fresh server. Handlers are thin: they f
 document's :class:`~.features.Context` and call one function of :mod:`.features` or
 :mod:`.commands`. Blocking work (SQLite, the embedding model, parsing) runs on pygls's thread
 pool; indexing runs on its own single thread so hovers are answered while it works.
+Folders open on the pool too (after ``initialized``); a request about a file of a folder
+still opening waits for it (`await_folder`), so the first hover after attach is answered as
+later ones are, not with nothing.
 Nothing is ever printed: stdout carries the protocol, logs go to the client (logMessage).
 
 Files changed outside the editor reach the index through one of two sources, chosen once at
@@ -52,6 +55,9 @@ MAX_INDEX_DELAY_S = 3.0
 #: (enough for the rest of a "save all" to arrive), not after index.debounce_ms. The watcher's
 #: report of the same write, a moment later, does not push it back.
 SAVE_DELAY_S = 0.05
+#: A request about a file in a folder still being opened waits at most this long for it (the
+#: first start prepares the embedding model: seconds); then it is answered as before.
+OPEN_WAIT_S = 60.0
 
 
 class NanoBrainServer(LanguageServer):
@@ -72,6 +78,9 @@ class NanoBrainServer(LanguageServer):
         """Who reports outside changes: ``client``, ``server`` (watchdog), ``pending`` (asked
         the client to register watchers, no answer yet) or ``off``."""
         self._watch_lock = threading.Lock()
+        self._opening: dict[Path, threading.Event] = {}
+        """Folders being opened (set when open, or failed), by their resolved root."""
+        self._opening_lock = threading.Lock()
         self.stopping = False
         """Set on shutdown: nothing more is sent (the client may stop reading any moment)."""
 
@@ -95,7 +104,8 @@ class NanoBrainServer(LanguageServer):
     # -- documents ---------------------------------------------------------------------------
 
     def context(self, uri: str) -> features.Context | None:
-        """The document's folder, path, lines and symbols (parsed once per version)."""
+        """The document's folder, path, lines and symbols (parsed once per version); a
+        document in a folder still being opened waits for it (see `await_folder`)."""
         doc = self.workspace.get_text_document(uri)
         version = doc.version
         with self._buffers_lock:
@@ -104,6 +114,8 @@ class NanoBrainServer(LanguageServer):
             _, hit_folder, hit_rel, lines, symbols = cached
             return features.Context(hit_folder, uri, hit_rel, lines, symbols)
         path = uri_to_path(uri)
+        if path is not None:
+            self.await_folder(path)
         folder = self.folders.for_path(path) if path else None
         if folder is None or path is None:
             return None
@@ -130,14 +142,50 @@ class NanoBrainServer(LanguageServer):
         with self._buffers_lock:
             self._buffers.pop(uri, None)
 
+    def await_folder(self, path: Path) -> bool:
+        """Wait (up to OPEN_WAIT_S) while a folder holding ``path`` is being opened.
+
+        Folders open on the thread pool after ``initialized``; the client may ask about a
+        file at once (Neovim hovers as soon as it attached), and a request answered before
+        its folder is open finds no folder and answers nothing, as if there were no memory.
+        Requests come after the ``initialized`` (or folders-changed) notification that
+        registered the opening, and its task was queued before theirs, so it is running.
+        True when it waited."""
+        with self._opening_lock:
+            pending = [e for root, e in self._opening.items()
+                       if root == path or root in path.parents]  # fmt: skip
+        for event in pending:
+            if not event.wait(OPEN_WAIT_S):
+                log.warning("%s: its folder is still opening after %ss", path, OPEN_WAIT_S)
+        return bool(pending)
+
+    def start_opening(self, root: Path) -> None:
+        """Open a folder on the thread pool; requests about its files wait for it."""
+        key = root.expanduser().resolve()
+        with self._opening_lock:
+            self._opening.setdefault(key, threading.Event())
+        self.thread_pool.submit(self._open_and_release, root, key)
+
+    def _open_and_release(self, root: Path, key: Path) -> None:
+        try:
+            self.open_folder(root)
+        finally:
+            with self._opening_lock:
+                event = self._opening.pop(key, None)
+            if event is not None:
+                event.set()
+
     def folder_for(self, uri: str | None, root: str | None) -> Folder:
         if uri:
             path = uri_to_path(uri)
+            if path is not None:
+                self.await_folder(path)
             folder = self.folders.for_path(path) if path else None
             if folder is None:
                 raise NanoBrainError(f"{uri} is in no open workspace folder")
             return folder
         if root:
+            self.await_folder(Path(root).expanduser().resolve())
             folder = self.folders.for_path(Path(root))
             if folder is None:
                 raise NanoBrainError(f"{root} is no open workspace folder")
@@ -169,6 +217,7 @@ class NanoBrainServer(LanguageServer):
             )
         self.log_to_client(lsp.MessageType.Info, f"opened {root} (store {folder.brain.store.path})")
         self._watch_folder(folder)  # before the first pass, so no change falls between the two
+        features.warm_up(folder, self.options)  # before the pass, which keeps the CPU busy
         _freeze_heap()
         if self.options.index.enabled:
             self.schedule_index(folder, delay=0.0, paths=None)
@@ -527,7 +576,7 @@ def build_server() -> NanoBrainServer:
             roots = [Path(ls.workspace.root_path)]
         for root in roots:
             if root is not None:
-                ls.thread_pool.submit(ls.open_folder, root)
+                ls.start_opening(root)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: NanoBrainServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
@@ -538,7 +587,7 @@ def build_server() -> NanoBrainServer:
         for added in params.event.added:
             path = uri_to_path(added.uri)
             if path is not None:
-                ls.thread_pool.submit(ls.open_folder, path)
+                ls.start_opening(path)
 
     @server.feature(lsp.SHUTDOWN)
     def shutdown(ls: NanoBrainServer, params: None) -> None:
@@ -603,11 +652,19 @@ def build_server() -> NanoBrainServer:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @server.thread()
     def hover(ls: NanoBrainServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        started = time.perf_counter()
         if not ls.options.hover.enabled:
             return None
+        path = uri_to_path(params.text_document.uri)
+        options = ls.options
+        if path is not None and ls.await_folder(path):
+            # asked while the folder was opening: the person has waited already, and this
+            # hover's first search is not cut short by the budget (it then shows what the
+            # same hover shows later, not only what was cached)
+            hover_opts = options.hover.model_copy(update={"related_budget_ms": 0})
+            options = options.model_copy(update={"hover": hover_opts})
+        started = time.perf_counter()
         ctx = ls.context(params.text_document.uri)
-        return features.hover(ctx, params.position, ls.options, started) if ctx else None
+        return features.hover(ctx, params.position, options, started) if ctx else None
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,

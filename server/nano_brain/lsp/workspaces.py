@@ -175,8 +175,10 @@ class Folders:
                 log.info("%s: no vector search (%s)", root, why)
             text, code = brain.providers()
             for _ in range(2):  # the reader and the searcher
-                opened.append(Brain(root, config=loaded, db_path=brain.store.path,
-                                    provider=text, code_provider=code, actor="lsp"))  # fmt: skip
+                # opened as `brain` was (no db_path): a team store's `path` is its clone's
+                # code index file, which as a db_path would open another one beside it
+                opened.append(Brain(root, config=loaded, provider=text, code_provider=code,
+                                    actor="lsp"))  # fmt: skip
             brain.embedder.start()  # notes saved in the editor are embedded in the background
         except BaseException:
             for done in opened:

@@ -12,6 +12,8 @@ import json
 import shlex
 from dataclasses import dataclass
 
+COMMAND = "nano-brain"
+"""The console script's name; `nano-brain mcp-config` passes its absolute path instead."""
 TOKEN_ENV = "NANO_BRAIN_MCP_TOKEN"
 SERVER_KEY = "nano-brain"
 SUGGESTED_PORT = 8765
@@ -26,7 +28,7 @@ class Snippet:
     text: str
 
 
-def snippets(workspace: str, url: str, command: str = "nano-brain") -> list[Snippet]:
+def snippets(workspace: str, url: str, command: str = COMMAND) -> list[Snippet]:
     """Every client x transport snippet for this workspace and HTTP endpoint."""
     args = ["mcp", "--workspace", workspace]
     stdio_json = {"mcpServers": {SERVER_KEY: {"command": command, "args": args}}}
@@ -69,7 +71,7 @@ def snippets(workspace: str, url: str, command: str = "nano-brain") -> list[Snip
             "Codex",
             "stdio",
             "~/.codex/config.toml",
-            f'[mcp_servers.{SERVER_KEY}]\ncommand = "{command}"\nargs = [{toml_args}]',
+            f"[mcp_servers.{SERVER_KEY}]\ncommand = {json.dumps(command)}\nargs = [{toml_args}]",
         ),
         Snippet(
             "Codex",

@@ -17,7 +17,7 @@ from ..config import StorageConfig
 from ..filters import Filters, Kind, Status
 from ..models import Document, History, SearchResponse, WakeUp
 from ..search import MAX_QUERY_CHARS, Mode, validate_request
-from ..timeutil import MAX_TIME_CHARS
+from ..timeutil import MAX_TIME_CHARS, UPPER_BOUND_HELP
 from .registry import StrictInput, ToolRegistry
 
 MAX_CONTENT_CHARS: int = StorageConfig.model_fields["max_content_bytes"].default
@@ -146,14 +146,16 @@ class QueryInput(_Input):
         "commits, with the best few matching commits added below equal notes",
     )
     created_after: Instant | None = None
-    created_before: Instant | None = None
+    created_before: Instant | None = Field(None, description=f"created before; {UPPER_BOUND_HELP}")
     updated_after: Instant | None = None
-    updated_before: Instant | None = None
+    updated_before: Instant | None = Field(None, description=f"updated before; {UPPER_BOUND_HELP}")
     status: list[Status] = Field(
         default_factory=list, description="default: active and unreviewed documents"
     )
     include_superseded: bool = Field(False, description="also return superseded documents")
-    as_of: Instant | None = Field(None, description="read the memory as it was at this time")
+    as_of: Instant | None = Field(
+        None, description=f"read the memory as it was at this time; {UPPER_BOUND_HELP}"
+    )
     max_results: int = Field(10, ge=1, le=100)
     include_content: bool = Field(False, description="return each document's full content")
     explain: bool = Field(False, description="return each score component")
@@ -252,7 +254,10 @@ def register(registry: ToolRegistry) -> None:
         find it. Use it when you learn something worth keeping: a decision and its reason, a
         convention, a gotcha, the outcome of an investigation. Pass `anchors` (the symbols
         it is about) so people see it when they read that code. To replace a note that is no
-        longer true, pass its id as `supersedes`. Same content twice is stored once."""
+        longer true, pass its id as `supersedes`. Same content twice is stored once.
+        Read `notices` in the answer and tell the user: a note a person retracted stays
+        retracted when rewritten (only a person's `nano-brain confirm` makes it active), and
+        writing a source a person forgot brings it back and lifts the tombstone."""
         return write_anchored(
             brain,
             p.content,
@@ -301,7 +306,10 @@ def register(registry: ToolRegistry) -> None:
         """Search this workspace's memory by meaning and keywords together (best default).
         Use it before starting a task, or when you need past decisions, notes or session
         summaries about a topic. Filters narrow by collection, tags, kind, time and status;
-        superseded and retracted notes are hidden unless asked for.""",
+        superseded and retracted notes are hidden unless asked for. Only what clears a
+        relevance floor is returned: an empty list means nothing in memory relates (`note`
+        says why), not a failed search. Notes and decisions come before code unless the query
+        names code; each result's `origin` says who wrote it.""",
     )
     _search_tool(
         registry,

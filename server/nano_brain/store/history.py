@@ -6,9 +6,12 @@ A commit is a document of kind ``commit`` in collection ``commits`` with ``sourc
 time, no audit row each); its chunks are full-text indexed by the usual triggers and left for
 the embedder. Every method that writes expects the caller's ``Store.transaction()``.
 
-A team store (PostgreSQL) keeps no history: a clone's git history is per clone like its code
-index, and the team store holds what people write. Over one, every read here finds nothing
-and the indexer does not run (`kept` is false).
+A clone's git history is per clone, like its code index, and lives where the code index
+does: in team mode (`TeamStore`) in the clone's own SQLite file (`TeamStore.local`), never in
+the team's PostgreSQL, which holds what people write; the ids this module hands out are then
+the `TeamStore`'s (negative for the local store's rows), so every read through the
+`TeamStore` finds the commits. A bare PostgreSQL store keeps no history: over one, every read
+here finds nothing and the indexer does not run (`kept` is false).
 """
 
 from __future__ import annotations
@@ -64,15 +67,30 @@ class CommitChange:
     change: str
 
 
+def history_host(store: MemoryStore) -> tuple[SqliteStore | None, int]:
+    """The SQLite store that keeps ``store``'s git history (None: none does), and the sign
+    of its document ids as ``store`` names them: a team store keeps the history with the
+    clone's code index, whose rows it numbers negative."""
+    from .team import TeamStore
+
+    if isinstance(store, TeamStore):
+        return store.local, -1
+    if store.keeps_history:
+        return cast("SqliteStore", store), 1
+    return None, 1
+
+
 class HistoryStore:
-    """The history tables of one workspace's store; shares the Store's connection and lock."""
+    """The history tables of one workspace's store; shares the Store's connection and lock
+    (in team mode, the clone's local store's)."""
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
-        self.ws = store.workspace_id
-        self.kept = store.keeps_history
-        """Whether this store keeps the git history (a team store does not)."""
-        self._sql = cast("SqliteStore", store)  # used only when `kept`
+        host, self._sign = history_host(store)
+        self.kept = host is not None
+        """Whether this store keeps the git history (a bare PostgreSQL store does not)."""
+        self._sql = cast("SqliteStore", host)  # used only when `kept`
+        self.ws = host.workspace_id if host is not None else store.workspace_id
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._sql._rows(sql, params)
@@ -82,6 +100,14 @@ class HistoryStore:
 
     def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self._sql._many(sql, rows)
+
+    def meta_get(self, key: str) -> str | None:
+        """A value the history index keeps about itself (its head, its window), kept with
+        the history: per clone in team mode."""
+        return self._sql.meta_get(key) if self.kept else None
+
+    def meta_set(self, key: str, value: str) -> None:
+        self._sql.meta_set(key, value)
 
     # -- what is stored -----------------------------------------------------------------------
 
@@ -275,7 +301,7 @@ class HistoryStore:
             if r[0] in seen:
                 continue  # one commit that changed two of the names
             seen.add(r[0])
-            out.append(CommitChange(*r))
+            out.append(CommitChange(self._sign * r[0], *r[1:]))
         return out[:limit]
 
     def documents_touching(self, path: str, visible: Filters, limit: int) -> list[DocumentRow]:
@@ -289,8 +315,7 @@ class HistoryStore:
             "ORDER BY d.updated_at DESC LIMIT ?",
             (path, self.ws, *params, limit),
         )
-        found = self.store.get_many([r[0] for r in rows], content=False)
-        return [found[r[0]] for r in rows if r[0] in found]
+        return self._documents([r[0] for r in rows])
 
     def documents_tagged(self, tag: str, visible: Filters, limit: int) -> list[DocumentRow]:
         """Documents with one tag, most recently updated first: looked up by the tag (the
@@ -304,8 +329,13 @@ class HistoryStore:
             "ORDER BY d.updated_at DESC LIMIT ?",
             (tag, self.ws, *params, limit),
         )
-        found = self.store.get_many([r[0] for r in rows], content=False)
-        return [found[r[0]] for r in rows if r[0] in found]
+        return self._documents([r[0] for r in rows])
+
+    def _documents(self, own_ids: list[int]) -> list[DocumentRow]:
+        """The documents of these ids of the history's store, in order, as `store` has them."""
+        ids = [self._sign * i for i in own_ids]
+        found = self.store.get_many(ids, content=False)
+        return [found[i] for i in ids if i in found]
 
     def commit_count(self) -> int:
         if not self.kept:
@@ -313,11 +343,10 @@ class HistoryStore:
         return int(self._rows("SELECT count(*) FROM git_commits")[0][0])
 
     def hashes_of(self, doc_ids: Sequence[int]) -> dict[int, str]:
-        if not doc_ids or not self.kept:
+        """Hashes of the commits among these document ids (as `store` names them)."""
+        own = [self._sign * i for i in doc_ids if self._sign * i > 0]
+        if not own or not self.kept:
             return {}
-        marks = ",".join("?" * len(doc_ids))
-        return dict(
-            self._rows(
-                f"SELECT doc_id, hash FROM git_commits WHERE doc_id IN ({marks})", list(doc_ids)
-            )  # fmt: skip
-        )
+        marks = ",".join("?" * len(own))
+        rows = self._rows(f"SELECT doc_id, hash FROM git_commits WHERE doc_id IN ({marks})", own)
+        return {self._sign * r[0]: r[1] for r in rows}

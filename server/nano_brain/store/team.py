@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from .views import AnchorView, FileWeight
 
 _SCP_LIKE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(.+)$")
+#: Document kinds kept with the clone (`TeamStore.local`), not in the team's store.
+_PER_CLONE = frozenset({"code", "commit"})
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -89,11 +91,12 @@ def person(configured: str | None, root: Path) -> str:
 
 
 class TeamStore:
-    """Team mode: the memory people write (notes, sessions, commits, anchors, tombstones,
-    consolidation proposals, the audit log) in the team's PostgreSQL store, the code index of
-    this clone in a SQLite file of its own (`store.code_index_path`: it holds nothing else, so
-    notes a local store had before the switch never show beside the team's); one
-    `MemoryStore` over both.
+    """Team mode: the memory people write (notes, sessions, anchors, tombstones,
+    consolidation proposals, the audit log) in the team's PostgreSQL store, what is per clone
+    (its code index and its git history: commits, their links to symbols and files, what
+    the history index knows of itself) in a SQLite file of its own
+    (`store.code_index_path`: it holds nothing else, so notes a local store had before the
+    switch never show beside the team's); one `MemoryStore` over both.
 
     Rows of the local store carry negative ids here (documents, chunks), so ids stay unique
     and every call that takes one goes to the store that holds it. Searches that may match
@@ -109,7 +112,7 @@ class TeamStore:
         self.path = local.path
         self.dialect = team.dialect
         self.knn_filters_in_scan = team.knn_filters_in_scan
-        self.keeps_history = False
+        self.keeps_history = True  # in `local` (store/history.py)
         self._lock = threading.RLock()
         self._depth = 0
         self._stack: ExitStack | None = None
@@ -198,11 +201,12 @@ class TeamStore:
     def _stores(self, kinds: Sequence[str]) -> list[tuple[Any, int]]:
         """(store, id sign) of the stores documents of these kinds may be in."""
         out: list[tuple[Any, int]] = []
-        if not kinds or any(k != "code" for k in kinds):
+        if not kinds or any(k not in _PER_CLONE for k in kinds):
             out.append((self.team, 1))
-        # the code index of this clone, when there is one: asking an empty one cost a team
-        # store's search 2.5 ms (its lexical leg, feedback words and counts)
-        if (not kinds or "code" in kinds) and self.local.holds_documents():
+        # the code index and history of this clone, when there is one: asking an empty one
+        # cost a team store's search 2.5 ms (its lexical leg, feedback words and counts)
+        per_clone = not kinds or any(k in _PER_CLONE for k in kinds)
+        if per_clone and self.local.holds_documents():
             out.append((self.local, -1))
         return out
 
@@ -274,7 +278,7 @@ class TeamStore:
         return found[offset : offset + limit]
 
     def insert_document(self, **fields: Any) -> int:
-        if fields.get("kind") == "code":
+        if fields.get("kind") in _PER_CLONE:
             return -self.local.insert_document(**fields)
         return self.team_for_write().insert_document(**fields)
 
@@ -585,7 +589,7 @@ class TeamStore:
         return self.team.superseded_by_this(uid)
 
     def commit_counts(self) -> dict[str, int]:
-        return self.team.commit_counts()
+        return self.local.commit_counts()  # the history is this clone's
 
     def anchor_weights(self, visible: Filters) -> list[FileWeight]:
         """Per file: visible notes anchored in it (team store), stale by this clone's code."""

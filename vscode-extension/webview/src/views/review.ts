@@ -1,7 +1,7 @@
 /** The review queue: unreviewed documents, each confirmed, retracted or superseded here. */
 
 import { type App, docLink, statusActions } from "../app";
-import { badge, h, message, ready, shortTime } from "../dom";
+import { badge, docId, h, message, ready, shortTime } from "../dom";
 import type { Doc } from "../types";
 
 export async function reviewView(app: App, root: HTMLElement): Promise<void> {
@@ -16,7 +16,7 @@ export async function reviewView(app: App, root: HTMLElement): Promise<void> {
   for (const doc of data.documents) {
     const item = h("li", { class: "review-item", "data-id": doc.id });
     item.append(
-      h("div", { class: "hit-title" }, docLink(app, doc.id, doc.title), h("span", { class: "muted" }, ` #${doc.id}`)),
+      h("div", { class: "hit-title" }, docLink(app, doc.id, doc.title), docId(doc.id)),
       h("div", { class: "hit-meta" }, badge(doc.kind), badge(doc.collection), doc.tags.map((t) => badge(t, "tag")),
         h("span", { class: "muted" }, ` by ${doc.author} · ${shortTime(doc.created_at)}`)),
       h("pre", { class: "content preview" }, (doc.content ?? "") + (doc.cut ? "\n…" : "")),

@@ -1,7 +1,7 @@
 /** Search with every filter the API takes; explain on demand for one result. */
 
 import { type App, docLink, kindColor } from "../app";
-import { badge, clear, h, message, ready, shortTime } from "../dom";
+import { badge, clear, docId, h, message, ready, shortTime } from "../dom";
 import type { Hit, SearchResponse } from "../types";
 
 /** The last search, so going back to the tab shows it again. */
@@ -147,7 +147,7 @@ function hitItem(app: App, hit: Hit, explain: () => void): HTMLElement {
     h("div", { class: "hit-title" },
       h("span", { class: "dot", style: `background:${kindColor(hit.kind)}` }),
       docLink(app, hit.id, hit.title),
-      h("span", { class: "muted" }, ` #${hit.id}`),
+      docId(hit.id),
       statusBadge,
       hit.superseded_by ? h("span", { class: "muted" }, " → ", docLink(app, hit.superseded_by.id, hit.superseded_by.title)) : null),
     h("div", { class: "hit-meta" },
