@@ -744,6 +744,27 @@ class Brain(VectorAccess):
             },
             "legs": {"lexical": "ok", "vector": text["state"], "code_vector": code["state"]},
             "config_warnings": self.config_warnings,
+            **self._team_and_code_index(),
+        }
+
+    def _team_and_code_index(self) -> dict[str, Any]:
+        """In team mode, the server, the team's workspace and its schema, and this clone's
+        code index file with its own schema; both None for a local store."""
+        store = self.store
+        local = store.local
+        if local is store:
+            return {"team": None, "code_index": None}
+        return {
+            "team": {
+                "server": store.location,  # without a password, parameters masked
+                "workspace": store.workspace_id,
+                "schema_version": store.schema_version(),
+            },
+            "code_index": {
+                "path": str(local.path),
+                "bytes": local.file_size(),
+                "schema_version": local.schema_version(),
+            },
         }
 
     # -- helpers ---------------------------------------------------------------------------

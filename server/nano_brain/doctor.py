@@ -108,7 +108,7 @@ def _guarded(area: str, group: Callable[[], Iterator[Check]]) -> list[Check]:
 
 def _install() -> Iterator[Check]:
     yield Check("install", "python", "ok", sys.version.split()[0])
-    from .store.sqlite._driver import load_vec, sqlite_module
+    from .store import load_vec, sqlite_module
 
     sqlite = sqlite_module()
     name = "stdlib sqlite3" if sqlite.__name__ == "sqlite3" else sqlite.__name__

@@ -10,6 +10,7 @@ from .filters import is_decision
 from .sourcekeys import DECISION_SOURCE_PREFIX
 from .store import DocumentRow
 from .store.rows import AuditRow
+from .store.spaces import Space as Space  # the embedding spaces, for front ends
 from .timeutil import iso
 
 ORIGIN_HELP = (

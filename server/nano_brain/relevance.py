@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .stems import stem
+from .store.spaces import Space
 
 Level = Literal["list", "related", "off"]
-Space = Literal["text", "code"]
 
 WORDS_WEIGHT = 0.2
 """What a candidate holding every word of the query adds to the best meaning match."""

@@ -295,7 +295,7 @@ class SearchPipeline:
     ) -> relevance.Verdict:
         """The relevance floor's verdict on the candidates (see `relevance`)."""
         # the best few of each space: code filling the top must not hide the notes' words
-        per_space: dict[relevance.Space, list[_Scored]] = {}
+        per_space: dict[Space, list[_Scored]] = {}
         for item in scored:
             group = per_space.setdefault(relevance.space_of(item.doc.kind), [])
             if len(group) < relevance.JUDGED:
@@ -312,8 +312,8 @@ class SearchPipeline:
         counts, total = self._store.term_counts(terms) if terms else ({}, 0)
         weights = relevance.idf_weights(terms, counts, total)
         texts = self._store.chunk_texts(s.cand.chunk_id for s in top)
-        words: dict[relevance.Space, float] = {}
-        unembedded: dict[relevance.Space, float] = {}
+        words: dict[Space, float] = {}
+        unembedded: dict[Space, float] = {}
         leg_of = {space: leg for space, leg, _, _ in spaces if leg in ran}
         found_any = {leg for leg in leg_of.values() if any(leg in s.cand.raw for s in scored)}
         for item in top:
@@ -328,8 +328,8 @@ class SearchPipeline:
             if leg is not None and leg not in item.cand.raw:
                 if leg not in found_any or self._store.pending_of(item.cand.doc_id):
                     unembedded[space] = max(unembedded.get(space, 0.0), held)
-        meaning: dict[relevance.Space, float | None] = {}
-        models: dict[relevance.Space, str | None] = {}
+        meaning: dict[Space, float | None] = {}
+        models: dict[Space, str | None] = {}
         for space, leg, provider, _ in spaces:
             if leg in ran:  # ran: its best cosine, 0 when it found nothing
                 raw = (s.cand.raw[leg] for s in scored if leg in s.cand.raw)

@@ -14,7 +14,7 @@ from nano_brain.errors import NotFoundError
 from nano_brain.filters import Filters
 from nano_brain.harvest import HarvestConfig, Harvester, HarvestLocations
 from nano_brain.harvest.claude_code import encode_cwd
-from nano_brain.store.sqlite.store import LEXICAL_TABLES
+from nano_brain.store.sqlite.migrations import LEXICAL_TABLES
 
 from . import _layout
 from ._util import with_garbage

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ._app import common_options, emit, load_workspace, main, open_brain, progress_bar, warn_config
 
 if TYPE_CHECKING:
-    from ..brain import Brain
-    from ..store.spaces import Space
+    from ..models import Space
 
 
 @main.command()
@@ -21,7 +20,6 @@ def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
     loaded = load_workspace(workspace, warn=False)  # status reports them itself, once
     with open_brain(workspace, db, loaded=loaded) as brain:
         info = brain.status()
-        info.update(_team_and_code_index(brain))
 
     def human() -> None:
         emb = info["embedding"]
@@ -58,30 +56,6 @@ def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
         warn_config(info["config_warnings"])
 
     emit(info, as_json, human)
-
-
-def _team_and_code_index(brain: Brain) -> dict[str, Any]:
-    """In team mode, the server, the team's workspace and its schema, and this clone's code
-    index file with its own schema (`Brain.status` names the file beside the team's schema
-    version, and neither the server nor the workspace); both None for a local store."""
-    if not brain.config.storage.url:
-        return {"team": None, "code_index": None}
-    from ..store.team import TeamStore
-
-    store = brain.store
-    assert isinstance(store, TeamStore)  # storage.url set: open_store made one
-    return {
-        "team": {
-            "server": store.team.location,  # without a password, parameters masked
-            "workspace": store.team.workspace_id,
-            "schema_version": store.team.schema_version(),
-        },
-        "code_index": {
-            "path": str(store.local.path),
-            "bytes": store.local.file_size(),
-            "schema_version": store.local.schema_version(),
-        },
-    }
 
 
 @main.command()

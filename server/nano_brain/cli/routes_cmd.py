@@ -10,8 +10,7 @@ from pathlib import Path
 
 import click
 
-from ..codeindex import RouteFlow, RouteInfo, Routes
-from ..codeindex._route_service import MAX_FLOW_DEPTH
+from ..codeindex import MAX_FLOW_DEPTH, RouteFlow, RouteInfo, Routes
 from ._app import common_options, emit, main, open_brain
 
 

@@ -9,7 +9,7 @@ and code search for every front end.
 
 from __future__ import annotations
 
-from ._route_service import FlowStep, RouteFlow, RouteInfo, Routes
+from ._route_service import MAX_FLOW_DEPTH, FlowStep, RouteFlow, RouteInfo, Routes
 from .errors import CodeIndexError, GrammarMissingError, UnsupportedLanguageError
 from .indexer import IndexReport
 from .languages import (
@@ -39,6 +39,7 @@ from .walk import (
 )
 
 __all__ = [
+    "MAX_FLOW_DEPTH",
     "AnchorInfo",
     "CallInfo",
     "FlowStep",

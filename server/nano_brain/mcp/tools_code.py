@@ -12,8 +12,7 @@ from pydantic import BaseModel, Field
 
 from .. import fields
 from ..brain import Brain
-from ..codeindex import Routes
-from ..codeindex._route_service import MAX_FLOW_DEPTH
+from ..codeindex import MAX_FLOW_DEPTH, Routes
 from ..codeindex.service import MAX_IMPACT_DEPTH, CodeIndex
 from ..models import SearchResponse
 from ..search import MAX_QUERY_CHARS

@@ -1,6 +1,6 @@
 """The store: the only place in nano-brain that speaks SQL.
 
-Module map (docs/store.md has the format):
+Module map (docs/architecture.md: the layers, and where the two dialects differ):
 
 - `interface`: `MemoryStore`, what the rest of nano-brain calls.
 - `rows`: the rows it hands back. `spaces`: embedding spaces and k-NN keys.
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
+from .sqlite import load_vec, sqlite_module
 from .sqlite.code import CodeStore
 from .sqlite.migrations import SCHEMA_VERSION
 from .sqlite.store import BM25_WEIGHTS, SqliteStore
@@ -65,6 +66,8 @@ def code_index_path(path: Path) -> Path:
 
 
 __all__ = [
+    "load_vec",
+    "sqlite_module",
     "BM25_WEIGHTS",
     "SCHEMA_VERSION",
     "AuditRow",

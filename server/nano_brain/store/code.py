@@ -1,7 +1,7 @@
 """The code index's rows and names: files, symbols, edges, anchors.
 
 The SQL is in `sqlite.code` (`CodeStore`): the code index is always in the workspace's local
-SQLite store, also when its notes are in a team's PostgreSQL store (see docs/store.md)."""
+SQLite store, also when its notes are in a team's PostgreSQL store (docs/architecture.md)."""
 
 from __future__ import annotations
 

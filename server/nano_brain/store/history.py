@@ -70,14 +70,11 @@ class CommitChange:
 def history_host(store: MemoryStore) -> tuple[SqliteStore | None, int]:
     """The SQLite store that keeps ``store``'s git history (None: none does), and the sign
     of its document ids as ``store`` names them: a team store keeps the history with the
-    clone's code index, whose rows it numbers negative."""
-    from .team import TeamStore
-
-    if isinstance(store, TeamStore):
-        return store.local, -1
-    if store.keeps_history:
-        return cast("SqliteStore", store), 1
-    return None, 1
+    clone's code index (`local`), whose rows it numbers negative."""
+    if not store.keeps_history:
+        return None, 1
+    local = store.local
+    return local, 1 if local is store else -1
 
 
 class HistoryStore:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._driver import sqlite_module
+from .migrations import FULLTEXT_TABLES
 
 if TYPE_CHECKING:
     from ._host import StoreHost as Store
@@ -32,8 +33,6 @@ class HealthChecks:
 
     def fulltext_problems(self: Store) -> dict[str, str]:
         """Full-text indexes that disagree with their content, with SQLite's message."""
-        from .store import FULLTEXT_TABLES  # store imports this module
-
         problems: dict[str, str] = {}
         with self._lock:
             self._check_usable()
@@ -49,8 +48,6 @@ class HealthChecks:
 
     def rebuild_fulltext(self: Store) -> None:
         """Rebuild every full-text index from its content (one transaction)."""
-        from .store import FULLTEXT_TABLES
-
         with self.transaction():
             for table in FULLTEXT_TABLES:
                 self._exec(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")

@@ -664,3 +664,8 @@ MIGRATIONS: list[str] = [
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+#: The full-text tables the lexical leg searches: words, and trigrams.
+LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
+#: Every full-text index: the two above, and the commits' own (migration 10).
+FULLTEXT_TABLES = (*LEXICAL_TABLES, "commits_fts")

@@ -24,7 +24,12 @@ from ..views import ViewQueries
 from . import _file
 from ._driver import load_vec, sqlite_module
 from .health import HealthChecks
-from .migrations import MIGRATIONS, SCHEMA_VERSION, SYMBOL_TRIGRAM_TITLE
+from .migrations import (
+    FULLTEXT_TABLES,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    SYMBOL_TRIGRAM_TITLE,
+)
 from .routes import RouteQueries
 from .vectors import VectorStore
 
@@ -32,9 +37,6 @@ log = logging.getLogger(__name__)
 
 #: bm25 column weights: a title hit counts five times a body hit.
 BM25_WEIGHTS = (5.0, 1.0)
-LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
-#: Every full-text index: the two above, and the commits' own (migration 10).
-FULLTEXT_TABLES = (*LEXICAL_TABLES, "commits_fts")
 #: A lexical search whose filters leave at most this many documents (counted on an index),
 #: and at most this share of the store, scores only their chunks instead of ranking every
 #: match first (see `_lexical_driver`). Building that set costs about 1 us a document;
