@@ -29,20 +29,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from ._langs.base import line_of, text
-
-#: (kind, framework, method, path, owner, target, handler, scope, line): a fact as the
-#: indexer's workers hand it over and the store keeps it.
-FactRow = tuple[
-    str,
-    str,
-    "str | None",
-    "str | None",
-    "str | None",
-    "str | None",
-    "str | None",
-    "str | None",
-    int,
-]
+from .model import RouteFact
 
 FACT_KINDS = ("route", "router", "mount", "export")
 #: Django's routes belong to their module, not to a variable.
@@ -57,41 +44,6 @@ ANY = "ANY"
 _HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE")
 _MAX_ROUTES_PER_FILE = 5000
 _SLASHES = re.compile(r"/{2,}")
-
-
-@dataclass(slots=True)
-class RouteFact:
-    """One thing a file says about routes (see the module docstring for the kinds)."""
-
-    kind: str
-    framework: str
-    line: int
-    method: str | None = None
-    path: str | None = None
-    """route: its path, relative to its router; router and mount: the prefix"""
-    owner: str | None = None
-    """route: the router it is declared on; router: the router it is a group of; mount: the
-    router mounted on"""
-    target: str | None = None
-    """route: the handler expression; router: the variable; mount: what is mounted; export:
-    the variable exported"""
-    handler: str | None = None
-    """route: the handler's qualified name when it is defined in place"""
-    scope: str | None = None
-    """the innermost enclosing symbol, where expressions are resolved"""
-
-    def row(self) -> FactRow:
-        return (
-            self.kind,
-            self.framework,
-            self.method,
-            self.path,
-            self.owner,
-            self.target,
-            self.handler,
-            self.scope,
-            self.line,
-        )
 
 
 @dataclass(slots=True)

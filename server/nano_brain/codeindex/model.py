@@ -7,10 +7,6 @@ of thousands of them; validation belongs at the edges (config, tool arguments), 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ._routes import RouteFact
 
 #: Kinds that own methods; a function defined directly inside one becomes a ``method``.
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "module", "impl"})
@@ -164,3 +160,53 @@ class FileIndex:
     def contains(self) -> list[tuple[str, str]]:
         """``contains`` edges as (parent, child) qualified names."""
         return [(s.parent, s.qualified_name) for s in self.symbols if s.parent is not None]
+
+
+#: (kind, framework, method, path, owner, target, handler, scope, line): a fact as the
+#: indexer's workers hand it over and the store keeps it.
+FactRow = tuple[
+    str,
+    str,
+    "str | None",
+    "str | None",
+    "str | None",
+    "str | None",
+    "str | None",
+    "str | None",
+    int,
+]
+
+
+@dataclass(slots=True)
+class RouteFact:
+    """One thing a file says about routes (see the module docstring for the kinds)."""
+
+    kind: str
+    framework: str
+    line: int
+    method: str | None = None
+    path: str | None = None
+    """route: its path, relative to its router; router and mount: the prefix"""
+    owner: str | None = None
+    """route: the router it is declared on; router: the router it is a group of; mount: the
+    router mounted on"""
+    target: str | None = None
+    """route: the handler expression; router: the variable; mount: what is mounted; export:
+    the variable exported"""
+    handler: str | None = None
+    """route: the handler's qualified name when it is defined in place"""
+    scope: str | None = None
+    """the innermost enclosing symbol, where expressions are resolved"""
+
+    def row(self) -> FactRow:
+        return (
+            self.kind,
+            self.framework,
+            self.method,
+            self.path,
+            self.owner,
+            self.target,
+            self.handler,
+            self.scope,
+            self.line,
+        )

@@ -17,10 +17,10 @@ from tree_sitter import Node, QueryCursor
 
 from ._langs import rules_for
 from ._langs.base import LanguageRules
-from ._routes import RouteFact, extract_routes
+from ._routes import extract_routes
 from .errors import UnsupportedLanguageError
 from .languages import get_parser, language_for_path
-from .model import Assignment, CallSite, FileIndex, Symbol
+from .model import Assignment, CallSite, FileIndex, RouteFact, Symbol
 
 log = logging.getLogger(__name__)
 
