@@ -70,7 +70,7 @@ class StorageConfig(_Section):
     def _url(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        from .store.postgres._connect import check_url
+        from .dburl import check_url
 
         try:
             return check_url(value.strip())
@@ -589,7 +589,7 @@ def brief(value: Any, *, quoted: bool = True) -> str:
         return value  # a key as the user typed it; anything odd is shown quoted
     if isinstance(value, str):
         if "://" in value:  # a URL's parameters may hide a password (`pass%77ord=`): mask all
-            from .store.postgres._connect import shown
+            from .dburl import shown
 
             value = shown(value)
         value = _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", value))

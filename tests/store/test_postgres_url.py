@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from nano_brain import dburl
 from nano_brain.config import load_config
 from nano_brain.errors import StoreError
 from nano_brain.store.postgres import _connect
@@ -69,9 +70,9 @@ def test_a_secret_in_the_url_is_refused_and_never_shown(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     with pytest.raises(StoreError) as err:
-        _connect.check_url(url)
+        dburl.check_url(url)
     assert SECRET not in str(err.value), str(err.value)
-    assert SECRET not in _connect.shown(url)
+    assert SECRET not in dburl.shown(url)
     with pytest.raises(StoreError) as err:
         PostgresStore(url, "w", path=tmp_path / "x.db")
     assert SECRET not in str(err.value)
@@ -83,7 +84,7 @@ def test_a_secret_in_the_url_is_refused_and_never_shown(
 
 @pytest.mark.parametrize("url", WITHOUT)
 def test_a_url_without_a_secret_is_kept_as_written(url: str, parser: str) -> None:
-    assert _connect.check_url(url) == url
+    assert dburl.check_url(url) == url
 
 
 def test_the_cli_refuses_the_bypass_without_showing_it(tmp_path: Path) -> None:
@@ -101,21 +102,21 @@ def test_shown_keeps_only_parameters_that_are_never_secret() -> None:
         "&pass%77ord=pw2&sslkey=/home/ann/key.pem&options=-c%20x%3Dpw3&passfile=/p/pw4"
         "&host=/run/pg&connect_timeout=5#pw5"
     )
-    assert _connect.shown(url) == (
+    assert dburl.shown(url) == (
         "postgresql://ann@db.example:5432/memory?sslmode=require&application_name=nb"
         "&password=***&sslkey=***&options=***&passfile=***&host=/run/pg&connect_timeout=5"
     )
     # a key that is not a plain name is not shown either
-    assert _connect.shown("postgresql://u@h/db?a%3Dpw6=1") == "postgresql://u@h/db?***=***"
-    assert "pw7" not in _connect.shown("host=h password=pw7 dbname=d")
-    assert "pw8" not in _connect.shown("postgresql://u@[::1/db?password=pw8")  # unparsable
+    assert dburl.shown("postgresql://u@h/db?a%3Dpw6=1") == "postgresql://u@h/db?***=***"
+    assert "pw7" not in dburl.shown("host=h password=pw7 dbname=d")
+    assert "pw8" not in dburl.shown("postgresql://u@[::1/db?password=pw8")  # unparsable
 
 
 def test_libpq_messages_that_echo_a_value_are_masked() -> None:
     """libpq quotes what it could not parse; a connection error carries no parameter value."""
     url = "postgresql://u@h/db?options=-c%zzpw9"
     with pytest.raises(StoreError) as err:
-        _connect.check_url(url)
+        dburl.check_url(url)
     assert "pw9" not in str(err.value) and "options" in str(err.value), str(err.value)
     with pytest.raises(StoreError) as err:
         _connect.connect(url, timeout_s=1)

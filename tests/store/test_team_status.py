@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from nano_brain.store.postgres import _connect, testserver
+from nano_brain import dburl
+from nano_brain.store.postgres import testserver
 from nano_brain.store.postgres.schema import SCHEMA_VERSION as TEAM_SCHEMA
 from nano_brain.store.sqlite.migrations import SCHEMA_VERSION as LOCAL_SCHEMA
 
@@ -30,7 +31,7 @@ def test_status_in_team_mode_names_the_server_workspace_and_both_schemas(
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout)
     assert info["team"] == {
-        "server": _connect.shown(pg_server.app_url),
+        "server": dburl.shown(pg_server.app_url),
         "workspace": "github.com/acme/shop",
         "schema_version": TEAM_SCHEMA,
     }
@@ -39,7 +40,7 @@ def test_status_in_team_mode_names_the_server_workspace_and_both_schemas(
 
     text = run_cli("status", "-w", str(ws), home=tmp_path, env_extra=team).stdout
     team_line, code_line = _line(text, "team "), _line(text, "code index ")
-    assert _connect.shown(pg_server.app_url) in team_line, text
+    assert dburl.shown(pg_server.app_url) in team_line, text
     assert "github.com/acme/shop" in team_line and f"schema v{TEAM_SCHEMA}" in team_line, text
     assert "brain.code.db" in code_line and f"schema v{LOCAL_SCHEMA}" in code_line, text
     assert not any(line.startswith("store ") for line in text.splitlines()), text

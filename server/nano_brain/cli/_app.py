@@ -354,7 +354,7 @@ def main(verbose: int, store_url: str | None) -> None:
     # and the reader sees what the text holds
     ctx.color = True
     if store_url is not None:
-        from ..store.postgres._connect import check_url
+        from ..dburl import check_url
 
         # the config's own channel: every command (and a server it starts) reads it from there
         os.environ["NANO_BRAIN_STORAGE__URL"] = check_url(store_url)

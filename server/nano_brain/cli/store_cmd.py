@@ -29,7 +29,8 @@ def store_group() -> None:
 @json_option
 def init(url: str, app_role: str | None, vector_index: str, dims: str, as_json: bool) -> None:
     """Create or upgrade the team store's schema at URL (run as the database's owner)."""
-    from ..store.postgres._connect import check_url, connect, register_vector, shown
+    from ..dburl import check_url, shown
+    from ..store.postgres._connect import connect, register_vector
     from ..store.postgres.schema import SCHEMA_VERSION, grant_sql
     from ..store.postgres.store import migrate
     from ..store.postgres.vectors import build_vector_indexes
@@ -68,8 +69,8 @@ def init(url: str, app_role: str | None, vector_index: str, dims: str, as_json: 
 def migrate_cmd(target: str, source: str | None, workspace: Path | None, as_json: bool) -> None:
     """Copy this workspace's memory into another store (a team store, or a file and back)."""
     from .. import paths
+    from ..dburl import is_url
     from ..store import SqliteStore
-    from ..store.postgres._connect import is_url
     from ..store.postgres.store import PostgresStore
     from ..store.transfer import copy_memory
 

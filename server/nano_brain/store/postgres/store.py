@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ... import dburl
 from ...errors import StoreError, StoreReadOnlyError
 from ...filters import Filters
 from .. import _readers, _transaction
@@ -131,7 +132,7 @@ class PostgresStore(
         vector_index: str = "ivfflat",
         timeout_ms: int = 10_000,
     ) -> None:
-        self.url = _connect.check_url(url)
+        self.url = dburl.check_url(url)
         self.workspace_id = workspace_id
         self.path = Path(path)
         self.user = user
@@ -159,7 +160,7 @@ class PostgresStore(
 
     @property
     def location(self) -> str:
-        return _connect.shown(self.url)
+        return dburl.shown(self.url)
 
     @property
     def read_only(self) -> bool:
