@@ -7,7 +7,17 @@ from nano_brain.errors import InvalidInputError, NanoBrainError
 
 def test_public_names_are_exactly_the_curated_list() -> None:
     public = {n for n in vars(codeindex) if not n.startswith("_")}
-    modules = {"errors", "indexer", "languages", "model", "parse", "resolve", "service", "walk"}
+    modules = {
+        "errors",
+        "indexer",
+        "languages",
+        "model",
+        "parse",
+        "resolve",
+        "service",
+        "stored",
+        "walk",
+    }
     assert public - modules - {"annotations"} == set(codeindex.__all__)
     for name in codeindex.__all__:
         assert getattr(codeindex, name) is not None

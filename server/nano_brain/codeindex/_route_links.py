@@ -32,6 +32,7 @@ from ._routes import (
 )
 from .model import CallSite, FileIndex, ImportEdge
 from .resolve import CodeGraph
+from .stored import rebuild_file_indexes
 
 log = logging.getLogger(__name__)
 
@@ -226,7 +227,6 @@ def relink(code: CodeStore, go_modules: Mapping[str, str] | None = None) -> int:
 
 def store_lookups(code: CodeStore, go_modules: Mapping[str, str]) -> Lookups:
     """Lookups answered by the code index's resolver over the stored files."""
-    from .indexer import rebuild_file_indexes
 
     catalog: list[FileIndex] = []
     paths: dict[int, str] = {}

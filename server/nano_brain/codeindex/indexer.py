@@ -48,6 +48,7 @@ from .languages import code_extensions
 from .model import Assignment, CallSite, FileIndex, ImportEdge, Symbol
 from .parse import parse_file
 from .resolve import CodeGraph, python_module_names
+from .stored import BASES_SEP, add_edge, add_symbols, rebuild_file_indexes
 from .walk import (
     DEFAULT_MAX_BYTES,
     NotRegularFile,
@@ -92,7 +93,6 @@ _FULLTEXT_KEY = FULLTEXT_PENDING_KEY
 #: more names than this to re-resolve: resolving everything is as cheap
 _MAX_NAMES = 4000
 _CLASS_LIKE = frozenset({"class", "interface", "struct", "enum", "trait", "module", "type"})
-_BASES_SEP = "\x1f"
 #: random bytes of a document's public id (12 hex digits, as every document's)
 _UID_BYTES = 6
 #: a str as a JSON string literal, exactly as json.dumps writes it
@@ -195,7 +195,7 @@ def _work(job: tuple[str, str, str | None, str | None, int, int, int]) -> tuple[
             s.start_line,
             s.end_line,
             s.sha256,
-            _BASES_SEP.join(s.bases),
+            BASES_SEP.join(s.bases),
             s.search_text,
             hashlib.sha256(s.search_text.encode("utf-8", "replace")).hexdigest(),
             s.search_title,
@@ -885,7 +885,7 @@ class Indexer:
                 added_or_removed.append(path)
                 default_changed |= bool((b_meta or a_meta or (None, None))[1])
             a_syms = {
-                (s.qualified_name, s.name, s.kind, s.parent, _BASES_SEP.join(s.bases))
+                (s.qualified_name, s.name, s.kind, s.parent, BASES_SEP.join(s.bases))
                 for s in (fresh[0].symbols if fresh else ())
             }
             b_set = {tuple(r) for r in b_syms}
@@ -893,7 +893,7 @@ class Indexer:
                 names.add(name)
                 if kind in _CLASS_LIKE:
                     classes.add(name)
-                    bases_of.update(b.rsplit(".", 1)[-1] for b in bases.split(_BASES_SEP) if b)
+                    bases_of.update(b.rsplit(".", 1)[-1] for b in bases.split(BASES_SEP) if b)
             targets.update(r[0] for r in b_set - a_syms)
             a_imps = {(i.module, i.name, i.alias) for i in (fresh[0].imports if fresh else ())}
             for module, member, alias in {tuple(r) for r in b_imps} ^ a_imps:
@@ -928,7 +928,7 @@ class Indexer:
             grew = False
             for qname, name, kind, base_list in rows:
                 if kind in _CLASS_LIKE and qname not in owners:
-                    if any(b.rsplit(".", 1)[-1] in wanted for b in base_list.split(_BASES_SEP)):
+                    if any(b.rsplit(".", 1)[-1] in wanted for b in base_list.split(BASES_SEP)):
                         owners.add(qname)
                         wanted.add(name)
                         grew = True
@@ -943,7 +943,7 @@ class Indexer:
             seen.add(name)
             for qname, base_list in by_name.get(name, ()):
                 owners.add(qname)
-                todo.extend(b.rsplit(".", 1)[-1] for b in base_list.split(_BASES_SEP) if b)
+                todo.extend(b.rsplit(".", 1)[-1] for b in base_list.split(BASES_SEP) if b)
         owners.update(self.code.class_qualified_names(sorted(seen)))
         return self.code.member_names(sorted(owners)) if owners else set()
 
@@ -1052,7 +1052,7 @@ def file_index_from_rows(
                 b,
                 sha,
                 parent,
-                tuple(bases.split(_BASES_SEP)) if bases else (),
+                tuple(bases.split(BASES_SEP)) if bases else (),
             )
             for q, n, k, parent, sig, doc, a, b, sha, bases, *_ in symbols
         ],  # fmt: skip
@@ -1081,56 +1081,15 @@ def load_file_indexes(
                                        default_export=default_export)  # fmt: skip
     if not files:
         return [], [], {}
-    _add_symbols(files, code.graph_symbols())
+    add_symbols(files, code.graph_symbols())
     call_ids: dict[int, list[int]] = {fid: [] for fid in files}
     stored: dict[int, tuple[str | None, str | None]] = {}
     for row in code.graph_edges():
         f = files.get(row[1])
         if f is None:
             continue
-        if _add_edge(f, row):
+        if add_edge(f, row):
             call_ids[row[1]].append(row[0])
             stored[row[0]] = (row[11], row[12])
     edge_ids = [e for fid in files for e in call_ids[fid]]
     return list(files.values()), edge_ids, stored
-
-
-def rebuild_file_indexes(
-    code: CodeStore, file_ids: list[int], paths: dict[int, str], catalog: dict[str, FileIndex]
-) -> list[FileIndex]:
-    """Symbols, imports and assignments (not calls) of some stored files."""
-    files: dict[int, FileIndex] = {}
-    for fid in file_ids:
-        stub = catalog[paths[fid]]
-        files[fid] = FileIndex(stub.path, stub.language, namespace=stub.namespace,
-                               default_export=stub.default_export)  # fmt: skip
-    symbols, edges = code.graph_rows_of(file_ids)
-    _add_symbols(files, symbols)
-    for row in edges:
-        _add_edge(files[row[1]], row)
-    return list(files.values())
-
-
-def _add_symbols(files: dict[int, FileIndex], rows: Iterable[tuple[Any, ...]]) -> None:
-    for fid, qname, name, kind, parent, sig, doc, start, end, sha, bases in rows:
-        f = files.get(fid)
-        if f is not None:
-            f.symbols.append(
-                Symbol(
-                    qname, name, kind, f.path, f.language, sig, doc, start, end, sha, parent,
-                    tuple(bases.split(_BASES_SEP)) if bases else (),
-                )
-            )  # fmt: skip
-
-
-def _add_edge(f: FileIndex, row: tuple[Any, ...]) -> bool:
-    """Add an edge row (as CodeStore.graph_edges) to its file; True for a call."""
-    _, _, kind, source, name, receiver, rkind, expr, module, alias, line = row[:11]
-    if kind == "imports":
-        f.imports.append(ImportEdge(f.path, module, expr, alias, line))
-    elif kind == "assigns":
-        f.assignments.append(Assignment(f.path, source, name, expr, line))
-    elif kind == "calls":
-        f.calls.append(CallSite(f.path, source, expr or name, name, receiver, rkind, line))
-        return True
-    return False
