@@ -48,6 +48,17 @@ def test_search_document_diff_review_and_audit_in_the_browser(browser, ui: UiSer
         assert page.locator("#results li.hit").count() == 0
         assert "Nothing found" in page.inner_text("#results")
 
+        # an unrelated question in hybrid mode: nothing clears the relevance floor, and the
+        # page says that is why the list is empty
+        page.uncheck("input[name=status][value=unreviewed]")
+        page.fill("input[name=tags]", "")
+        page.select_option("select[name=mode]", "hybrid")
+        page.fill("#query", "kubernetes ingress certificate renewal")
+        page.click("#search-form button[type=submit]")
+        page.wait_for_selector("#results[data-state=ready]")
+        assert page.locator("#results li.hit").count() == 0
+        assert "relevance floor" in page.inner_text("#results")
+
         # open a document, diff its first and last versions
         page.goto(f"{ui.url}#/doc/{fx.ids['versioned']}")
         page.wait_for_selector("#document[data-state=ready]")

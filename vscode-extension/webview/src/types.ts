@@ -52,6 +52,8 @@ export interface SearchResponse {
   legs: Record<string, string>;
   fallback: string[];
   results: Hit[];
+  /** Why the list is empty when nothing cleared the relevance floor. */
+  note?: string;
 }
 
 export interface AuditEntry {

@@ -79,7 +79,10 @@ export function searchView(app: App, root: HTMLElement): void {
     clear(results);
     const legs = Object.entries(response.legs).map(([k, v]) => `${k}: ${v}`).join(" · ");
     results.append(h("p", { class: "summary" }, `${response.results.length} result${response.results.length === 1 ? "" : "s"} (${response.mode}; ${legs})`));
-    if (response.results.length === 0) results.append(message("Nothing found with these filters."));
+    if (response.results.length === 0) {
+      // an empty hybrid list is the relevance floor's verdict, not a failed search: say so
+      results.append(message(response.note ? `Nothing in memory relates: ${response.note}.` : "Nothing found with these filters."));
+    }
     const list = h("ol", { class: "hits" });
     response.results.forEach((hit) => list.append(hitItem(app, hit, () => explainOne(hit, list))));
     results.append(list);
