@@ -98,7 +98,7 @@ class MemoryStore(Protocol):
         valid_from: float,
         version: int = 1,
         status: str = "active",
-        author: str = "",
+        author: str = "cli",
         access_count: int = 0,
         last_accessed_at: float | None = None,
         pinned: bool = False,
