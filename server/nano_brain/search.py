@@ -145,6 +145,11 @@ class SearchRequest(BaseModel):
             raise ValueError("query is empty")
         return value
 
+    @property
+    def as_of_time(self) -> float | None:
+        """`as_of` as an instant (a bare date: the end of that day), or None."""
+        return _instant(self.as_of, upper=True)
+
     def filters(self) -> Filters:
         """The store filters; time bounds parsed (raises InvalidInputError on bad times)."""
         return Filters(
@@ -157,7 +162,7 @@ class SearchRequest(BaseModel):
             updated_before=_instant(self.updated_before, upper=True),
             statuses=tuple(self.status),
             include_superseded=self.include_superseded,
-            as_of=_instant(self.as_of, upper=True),
+            as_of=self.as_of_time,
         )
 
 
@@ -562,11 +567,12 @@ class SearchPipeline:
             ran & {"vector", "code_vector"}
         )
         best_possible = best / (rrf_k + 1) or 1.0
-        now = time.time() if request.as_of is None else parse_instant(request.as_of, upper=True)
+        as_of = request.as_of_time
+        now = time.time() if as_of is None else as_of
         docs = self._store.get_many(
             (c.doc_id for c in candidates),
             content=request.include_content,
-            as_of=None if request.as_of is None else now,
+            as_of=as_of,
         )
         half_life = parse_duration(cfg.recency_half_life)
         decay_days = self._decay.half_life_days()
@@ -653,7 +659,7 @@ class SearchPipeline:
             for n, at in best.items()
         }
         joining = [n for n in lent if n not in by_id]
-        as_of = None if request.as_of is None else parse_instant(request.as_of, upper=True)
+        as_of = request.as_of_time
         docs = self._store.get_many(joining, content=request.include_content, as_of=as_of)
         firsts = self._store.first_chunks(joining)
         for doc_id in joining:
@@ -685,7 +691,7 @@ class SearchPipeline:
 
     def _hits(self, scored: list[_Scored], request: SearchRequest) -> list[SearchHit]:
         chunks = self._store.chunk_texts(s.cand.chunk_id for s in scored)
-        as_of = None if request.as_of is None else parse_instant(request.as_of, upper=True)
+        as_of = request.as_of_time
         successors = {
             uid: self._store.find_current(uid, as_of=as_of)
             for uid in {s.doc.superseded_by for s in scored if s.doc.superseded_by is not None}
