@@ -66,27 +66,22 @@ def _ask(ws: Path, db: Path, env: dict[str, str], questions: list[str]) -> list[
 def _related(ws: Path, db: Path, env: dict[str, str], questions: list[str]) -> dict[str, Any]:
     """How many off-topic questions the hover's and `why`'s related lists leave empty."""
     import os
+    from unittest import mock
 
     from nano_brain import Brain
     from nano_brain.config import load_config
     from nano_brain.lsp.related import related_memories
     from nano_brain.why import related_to
 
-    saved = {k: os.environ.get(k) for k in env if k.startswith(("XDG_", "NANO_BRAIN_"))}
-    os.environ.update({k: env[k] for k in saved})
-    try:
+    # the related lists run in this process, which must see the workspaces' isolated dirs
+    isolated = {k: v for k, v in env.items() if k.startswith(("XDG_", "NANO_BRAIN_"))}
+    with mock.patch.dict(os.environ, isolated):
         with Brain(ws, config=load_config(ws), db_path=db, actor="lsp") as brain:
             hover = [
                 related_memories(brain, q, limit=3, min_similarity=0.45, snippet_chars=160)
                 for q in questions
             ]
             why = [related_to(brain, q, limit=3, seen=set(), snippet_chars=160) for q in questions]
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     return {
         "hover_empty": sum(not h for h in hover),
         "why_empty": sum(not w for w in why),

@@ -27,6 +27,7 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 import httpx
 import pytest
@@ -285,8 +286,6 @@ def _find_line(text: str, needle: str) -> int:
 def test_1_the_sidecar_opens_indexes_and_harvests_it(world: World) -> None:
     env_keys = ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GITHUB_TOKEN",
                 "AWS_SECRET_ACCESS_KEY", "PGPASSWORD")  # fmt: skip
-    saved = {k: os.environ.get(k) for k in env_keys}
-    os.environ.update({k: world.env[k] for k in env_keys})  # the sidecar inherits them
 
     async def run() -> None:
         session = await testing.start(world.ws, options={"harvest": {"enabled": True}})
@@ -314,14 +313,10 @@ def test_1_the_sidecar_opens_indexes_and_harvests_it(world: World) -> None:
         finally:
             await asyncio.wait_for(testing.stop(session), 60)
 
-    try:
+    with mock.patch.dict(
+        os.environ, {k: world.env[k] for k in env_keys}
+    ):  # the sidecar inherits them
         asyncio.run(run())
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     hover = world.outputs["lsp hover"].decode()
     # the commit's link is literal text; the one link is the hover's own "why" view
     assert re.findall(r"(?<!\\)\]\(command:([\w.-]+)", hover) == ["nano-brain.why"], hover
