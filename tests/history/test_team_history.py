@@ -22,20 +22,8 @@ from nano_brain.store.postgres import testserver
 from nano_brain.store.team import TeamStore
 from nano_brain.why import hover_history, why
 
+from ..test_why import BILLING
 from .conftest import Repo
-
-BILLING = """\
-    def compute_invoice_total(items, tax_rate):
-        subtotal = sum(items)
-        return round(subtotal * (1 + tax_rate), 2)
-
-
-    class RefundPolicy:
-        def refund_amount(self, order, days):
-            if days > 30:
-                return 0
-            return order.total
-    """
 
 
 def _project(root: Path) -> Repo:
