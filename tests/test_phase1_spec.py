@@ -195,7 +195,7 @@ def test_existing_database_without_decay_columns(tmp_path: Path) -> None:
     columns = {r[1] for r in store._rows("PRAGMA table_info(documents)")}
     assert {"access_count", "last_accessed_at", "status", "valid_from"} <= columns
     assert store._rows("SELECT count(*) FROM documents")[0][0] == 2
-    hits = store.lexical("chunks_fts", '"queues"', __import__("nano_brain").Filters(), 10)
+    hits = store.lexical(["queues"], "AND", __import__("nano_brain").Filters(), 10)
     assert len(hits) == 1
 
 

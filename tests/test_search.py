@@ -154,7 +154,7 @@ def test_notes_holding_every_word_come_before_better_scored_ones_holding_some(
     store = brain.store
     hits, every = store.lexical_terms(["lighthouse", "logbook"], Filters(), 10)
     assert every == 1 and len(hits) == 3
-    alone = store.lexical("chunks_fts", '"lighthouse" OR "logbook"', Filters(), 10)
+    alone = store.lexical(["lighthouse", "logbook"], "OR", Filters(), 10)
     assert alone[0].chunk_id != hits[0].chunk_id  # by score alone the short note leads
     assert store.lexical_terms(["lighthouse", "logbook"], Filters(), 1) == (hits[:1], 1)
     assert store.lexical_terms(["lighthouse"], Filters(), 10)[1] == 2

@@ -30,7 +30,7 @@ from .models import SearchHit, SearchResponse, origin_of
 from .relevance import Level
 from .store import BM25_WEIGHTS, DocumentRow, Hit
 from .store.interface import MemoryStore
-from .store.rows import fts_match, merge_hits
+from .store.rows import merge_hits
 from .store.spaces import MAX_K, Space, spaces_for
 from .timeutil import iso, parse_duration, parse_instant
 
@@ -373,9 +373,7 @@ class SearchPipeline:
             grams = list(dict.fromkeys(g for t in fragments for g in _grams(t)))
             if grams:
                 fallback.append("trigram")
-                more = self._store.lexical(
-                    "chunks_tri", fts_match(grams, "OR"), filters, pool, weights
-                )
+                more = self._store.lexical(grams, "OR", filters, pool, weights, kind="trigrams")
                 hits = merge_hits(hits, more, pool)
         return hits, fallback
 
@@ -408,7 +406,7 @@ class SearchPipeline:
         words = self._feedback_choice(scored, cfg.feedback_terms)
         if not words:
             return hits, False
-        more = self._store.lexical("chunks_fts", fts_match(words, "OR"), filters, pool, weights)
+        more = self._store.lexical(words, "OR", filters, pool, weights)
         # bm25 is negative (lower is better): scores of one document under the query and
         # under the feedback words add up, the feedback's weighted down
         combined = {h.chunk_id: h for h in hits}

@@ -14,12 +14,14 @@ from nano_brain.errors import NotFoundError
 from nano_brain.filters import Filters
 from nano_brain.harvest import HarvestConfig, Harvester, HarvestLocations
 from nano_brain.harvest.claude_code import encode_cwd
-from nano_brain.store.sqlite.migrations import LEXICAL_TABLES
+from nano_brain.store.rows import LexicalKind
 
 from . import _layout
 from ._util import with_garbage
 
 CLAUDE_ID = "4c2ddfdc-b619-4525-8d03-1950fb1b0257"
+
+LEXICAL_KINDS: tuple[LexicalKind, ...] = ("words", "trigrams")
 
 
 def _harvester(brain: Brain, home: HarvestLocations, **config: object) -> Harvester:
@@ -221,10 +223,10 @@ def test_secrets_never_reach_the_store(
     for secret in secrets:
         assert secret not in (doc.content or "")
         assert secret not in json.dumps(doc.metadata)
-        for table in LEXICAL_TABLES:  # exact phrase in the word and the trigram index
-            assert hbrain.store.lexical(table, f'"{secret}"', Filters(), 10) == [], secret
-    for table in LEXICAL_TABLES:  # the same query does find text that is there
-        assert hbrain.store.lexical(table, '"deleted hello.js"', Filters(), 10)
+        for kind in LEXICAL_KINDS:  # exact phrase in the word and the trigram index
+            assert hbrain.store.lexical([secret], "AND", Filters(), 10, kind=kind) == [], secret
+    for kind in LEXICAL_KINDS:  # the same query does find text that is there
+        assert hbrain.store.lexical(["deleted hello.js"], "AND", Filters(), 10, kind=kind)
     hbrain.close()
     stored = b"".join(
         p.read_bytes() for p in hbrain.store.path.parent.iterdir() if p.name.startswith("brain.db")

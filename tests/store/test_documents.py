@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from nano_brain.filters import Filters
 from nano_brain.store import ChunkRow, Store
 from nano_brain.store.documents import _ROWS_PER_STATEMENT, PARAMS_PER_STATEMENT
-from nano_brain.store.rows import fts_match
+from nano_brain.store.rows import LexicalKind
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=80)
 
@@ -34,8 +34,8 @@ def _word(i: int) -> str:
     return "zq" + "".join("abcdefghij"[int(d)] for d in f"{i:04d}")
 
 
-def _found(store: Store, table: str, term: str) -> set[int]:
-    hits = store.lexical(table, fts_match([term], "OR"), Filters(), 50)
+def _found(store: Store, kind: LexicalKind, term: str) -> set[int]:
+    hits = store.lexical([term], "OR", Filters(), 50, kind=kind)
     return {h.chunk_id for h in hits}
 
 
@@ -55,9 +55,9 @@ def test_every_chunk_lands_in_order_with_its_fulltext_rows(tmp_path: Path, count
     assert [c for _, c in stored] == rows
     ids = {c.seq: chunk_id for chunk_id, c in stored}
     for i in (0, count // 2, count - 1):
-        assert _found(store, "chunks_fts", _word(i)) == {ids[i]}
+        assert _found(store, "words", _word(i)) == {ids[i]}
         # the trigram index holds the body too: a fragment of the word finds the chunk
-        assert ids[i] in _found(store, "chunks_tri", _word(i)[1:])
+        assert ids[i] in _found(store, "trigrams", _word(i)[1:])
     store.close()
 
 
@@ -71,9 +71,9 @@ def test_replaced_chunks_leave_both_fulltext_indexes(tmp_path: Path) -> None:
     with store.transaction():
         store.replace_chunks(doc_id, new)
     assert [c.body for _, c in store.chunks_of(doc_id)] == [c.body for c in new]
-    assert _found(store, "chunks_fts", _word(5)) == set()
-    assert _found(store, "chunks_tri", _word(99)[1:]) == set()
-    assert len(_found(store, "chunks_fts", _word(569))) == 1
+    assert _found(store, "words", _word(5)) == set()
+    assert _found(store, "trigrams", _word(99)[1:]) == set()
+    assert len(_found(store, "words", _word(569))) == 1
     assert store.integrity_problems() == []  # FTS5's own check of both indexes included
     store.close()
 

@@ -22,6 +22,7 @@ import pytest
 from nano_brain import Brain, Filters, SearchRequest
 from nano_brain.config import load_config
 from nano_brain.store import DocumentRow, Hit, SqliteStore
+from nano_brain.store.rows import LexicalKind, Operator
 from nano_brain.store.sqlite import store as sqlite_store
 
 T0 = 1_700_000_000.0
@@ -156,19 +157,19 @@ def _assert_exact_top(got: list[Hit], passing: list[Hit], k: int, what: str) -> 
     assert all(docs[h.chunk_id] == h.doc_id for h in got), what
 
 
-def _check(store: SqliteStore, table: str, f: Filters, name: str) -> int:
+def _check(store: SqliteStore, kind: LexicalKind, f: Filters, name: str) -> int:
     """Compare every query, AND and OR, at a few depths; returns how many were compared."""
     compared = 0
+    ops: tuple[Operator, ...] = ("AND", "OR")
     for words in QUERIES:
-        for joiner in (" AND ", " OR "):
-            match = joiner.join(f'"{w}"' for w in words)
+        for op in ops:
             # an unfiltered search as deep as the store: every visible match
-            deep = store.lexical(table, match, Filters(), 100_000)
+            deep = store.lexical(words, op, Filters(), 100_000, kind=kind)
             docs = store.get_many({h.doc_id for h in deep})
             passing = [h for h in deep if _passes(docs[h.doc_id], f)]
             for k in (1, 5, 20):
-                got = store.lexical(table, match, f, k)
-                _assert_exact_top(got, passing, k, f"{name}: {table} {match!r} k={k}")
+                got = store.lexical(words, op, f, k, kind=kind)
+                _assert_exact_top(got, passing, k, f"{name}: {kind} {op} {words} k={k}")
                 compared += 1
     return compared
 
@@ -196,19 +197,18 @@ def test_filtered_search_is_the_exact_filtered_top_k(
     indexed = bool(f.tags or f.collections or f.created_after or f.created_before)
     indexed = indexed or f.updated_after is not None
     assert (store._lexical_driver(f) is not None) == (plan == "driven" and indexed)
-    assert _check(store, "chunks_fts", f, name) == len(QUERIES) * 2 * 3
+    assert _check(store, "words", f, name) == len(QUERIES) * 2 * 3
 
 
 @pytest.mark.parametrize("name", ["tag rare", "created after", "collection beta"])
 def test_trigram_leg_is_the_exact_filtered_top_k(store: SqliteStore, plan: str, name: str) -> None:
-    _check(store, "chunks_tri", _filters(name), name)
+    _check(store, "trigrams", _filters(name), name)
 
 
 def test_the_filters_are_selective_enough_to_matter(store: SqliteStore) -> None:
     """The cases above are not vacuous: the filters keep a minority of the matches, and the
     best unfiltered matches are mostly rejected (so the ranked-first plan retries)."""
-    match = '"deploy" OR "worker" OR "queue"'
-    deep = store.lexical("chunks_fts", match, Filters(), 100_000)
+    deep = store.lexical(["deploy", "worker", "queue"], "OR", Filters(), 100_000)
     docs = store.get_many({h.doc_id for h in deep})
     rare = [h for h in deep if "rare" in docs[h.doc_id].tags]
     assert len(deep) > 300 and 0 < len(rare) < len(deep) / 10
@@ -223,7 +223,7 @@ def test_old_versions_and_hidden_statuses_never_leak_through_a_driver(
     plan must still keep only what the predicate allows."""
     f = FILTERS["tag rare"]
     assert store._lexical_driver(f) is not None
-    hits = store.lexical("chunks_fts", " OR ".join(f'"{w}"' for w in WORDS), f, 1000)
+    hits = store.lexical(WORDS, "OR", f, 1000)
     docs = store.get_many({h.doc_id for h in hits})
     assert hits and all(d.valid_to is None and d.status == "active" for d in docs.values())
     versions = store._rows("SELECT count(*) FROM documents WHERE valid_to IS NOT NULL")[0][0]
@@ -333,7 +333,7 @@ def test_an_or_of_rare_and_common_words_is_the_exact_top_k_of_chunks_with_a_rare
         passing = [h for h in deep if _passes(docs[h.doc_id], f) and h.chunk_id in holding_rare]
         monkeypatch.setattr(store, "_ranked", counted)
         for k in (1, 5, 20):
-            got = store.lexical("chunks_fts", match, f, k)
+            got = store.lexical(words, "OR", f, k)
             _assert_exact_top(_sums(got), _sums(passing), k, f"{name}: {match!r} k={k}")
         monkeypatch.setattr(store, "_ranked", ranked)
     assert any(" AND " in g for g in groups) and any(" NOT " in g for g in groups)
@@ -357,14 +357,12 @@ def test_chunks_holding_only_common_words_do_not_match_an_or_with_rare_ones(
     only_common = {h.chunk_id for h in store._ranked(
         "chunks_fts", f'"{commonest}" NOT ({rare})', Filters(), 100_000, every)}  # fmt: skip
     assert only_common, "the fixture must have chunks holding the common word alone"
-    got = store.lexical("chunks_fts", match, Filters(), 100_000)
+    got = store.lexical(words, "OR", Filters(), 100_000)
     assert got and not {h.chunk_id for h in got} & only_common
     # every word common: a plain OR, which they match
     monkeypatch.setattr(sqlite_store, "_COMMON_WORD", 0)
     assert store._split_common(match) is None
-    assert only_common <= {
-        h.chunk_id for h in store.lexical("chunks_fts", match, Filters(), 100_000)
-    }
+    assert only_common <= {h.chunk_id for h in store.lexical(words, "OR", Filters(), 100_000)}
 
 
 def _sums(hits: list[Hit]) -> list[Hit]:

@@ -20,7 +20,6 @@ from nano_brain.store import ChunkRow, SqliteStore
 from nano_brain.store.documents import _ROWS_PER_STATEMENT
 from nano_brain.store.postgres import schema, testserver
 from nano_brain.store.postgres.store import PostgresStore, _arrays, migrate
-from nano_brain.store.rows import fts_match
 from nano_brain.store.transfer import copy_memory
 
 from .conftest import team_brain
@@ -196,7 +195,7 @@ def test_migrate_copies_in_batches_with_every_counter_right(tmp_path: Path, app_
         assert team.term_counts(words) == (want, 450)
         tags = {t: n for t, n in team.tags(Filters()) if not t.startswith("auto:")}
         assert tags == {"batch": 225, "amber": 150, "teal": 150, "violet": 150}
-        hits = team.lexical("chunks_fts", '"violet" AND "widgets"', Filters(), 1000)
+        hits = team.lexical(["violet", "widgets"], "AND", Filters(), 1000)
         assert len(hits) == 150
     finally:
         source.close()
@@ -461,10 +460,10 @@ def test_chunks_go_in_many_to_a_statement_on_postgres_too(tmp_path: Path, app_ur
         with store.transaction():
             store.replace_chunks(found.id, rows)
         assert [c for _, c in store.chunks_of(found.id)] == rows
-        last = store.lexical("chunks_fts", fts_match([word(count - 1)], "OR"), Filters(), 10)
+        last = store.lexical([word(count - 1)], "OR", Filters(), 10)
         assert [h.doc_id for h in last] == [found.id]
         with store.transaction():
             store.replace_chunks(found.id, rows[:3])
         assert len(store.chunks_of(found.id)) == 3
-        gone = store.lexical("chunks_fts", fts_match([word(count - 1)], "OR"), Filters(), 10)
+        gone = store.lexical([word(count - 1)], "OR", Filters(), 10)
         assert gone == []

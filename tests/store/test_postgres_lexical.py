@@ -16,7 +16,7 @@ import pytest
 from nano_brain import Filters
 from nano_brain.store.postgres import lexical, schema, testserver
 from nano_brain.store.postgres.store import PostgresStore, migrate
-from nano_brain.store.rows import fts_match
+from nano_brain.store.rows import Operator
 
 from .conftest import team_brain
 
@@ -48,7 +48,8 @@ def store(pg_server: testserver.TestServer, notes: str, tmp_path: Path) -> Itera
 def _search(
     store: PostgresStore,
     patch: pytest.MonkeyPatch,
-    match: str,
+    terms: list[str],
+    op: Operator,
     filters: Filters,
     limit: int,
     *,
@@ -58,9 +59,7 @@ def _search(
     patch.setattr(lexical, "_AND_READ", read)
     patch.setattr(lexical, "_OR_READ", read)
     patch.setattr(lexical, "_OR_EXACT", 0 if read < _EVERYTHING else _EVERYTHING)
-    return [
-        (h.chunk_id, round(h.score, 9)) for h in store.lexical("chunks_fts", match, filters, limit)
-    ]
+    return [(h.chunk_id, round(h.score, 9)) for h in store.lexical(terms, op, filters, limit)]
 
 
 @pytest.fixture(params=["by key", "joined"])
@@ -79,16 +78,16 @@ def test_best_postings_give_exactly_scored_hits(
     for the candidates: each hit scores as when every posting is read, and the best hits
     (gamma's, all read: five postings) are the same."""
     exact = dict(
-        _search(store, monkeypatch, '"alpha" OR "gamma"', Filters(), 200, read=_EVERYTHING)
+        _search(store, monkeypatch, ["alpha", "gamma"], "OR", Filters(), 200, read=_EVERYTHING)
     )
-    fast = _search(store, monkeypatch, '"alpha" OR "gamma"', Filters(), 2, read=1)
+    fast = _search(store, monkeypatch, ["alpha", "gamma"], "OR", Filters(), 2, read=1)
     assert len(fast) == 2
     assert all(exact[chunk] == score for chunk, score in fast)
     best = sorted(exact.items(), key=lambda item: (item[1], item[0]))[:2]
     assert fast == best
     # an AND query's candidates are its rarest lexeme's postings (gamma's five, all read)
-    both = _search(store, monkeypatch, '"alpha" AND "gamma"', Filters(), 2, read=1)
-    assert both == _search(store, monkeypatch, '"alpha" AND "gamma"', Filters(), 2,
+    both = _search(store, monkeypatch, ["alpha", "gamma"], "AND", Filters(), 2, read=1)
+    assert both == _search(store, monkeypatch, ["alpha", "gamma"], "AND", Filters(), 2,
                            read=_EVERYTHING)  # fmt: skip
 
 
@@ -99,13 +98,14 @@ def test_filters_that_reject_the_best_candidates_fall_back_to_every_posting(
     alpha's 123 postings (limit 1, a filter: 16 candidates, four times as many postings)
     there are none, so the filtered search reads them all."""
     rare = Filters(collections=("rare",))
-    for match in ('"alpha"', '"alpha" OR "item5"'):
-        expected = _search(store, monkeypatch, match, rare, 1, read=_EVERYTHING)
+    queries: list[tuple[list[str], Operator]] = [(["alpha"], "AND"), (["alpha", "item5"], "OR")]
+    for terms, op in queries:
+        expected = _search(store, monkeypatch, terms, op, rare, 1, read=_EVERYTHING)
         assert len(expected) == 1
-        assert _search(store, monkeypatch, match, rare, 1, read=1) == expected
+        assert _search(store, monkeypatch, terms, op, rare, 1, read=1) == expected
     # a kind the store holds none of: nothing, whatever the postings
     commits = Filters(kinds=("commit",))
-    assert _search(store, monkeypatch, '"alpha" OR "beta"', commits, 2, read=1) == []
+    assert _search(store, monkeypatch, ["alpha", "beta"], "OR", commits, 2, read=1) == []
 
 
 def test_document_frequencies_follow_writes_and_deletes(
@@ -128,7 +128,7 @@ def test_document_frequencies_follow_writes_and_deletes(
         assert sorted(counted) == sorted(kept) and counted
         brain.delete(f"#{first.document.id}")
         assert df() == {"heron": 1, "egret": 1, "dawn": 0}
-        hits = brain.store.lexical("chunks_fts", '"heron"', Filters(), 10)
+        hits = brain.store.lexical(["heron"], "AND", Filters(), 10)
         assert len(hits) == 1
 
 
@@ -184,7 +184,7 @@ def test_migration_4_fills_impacts_and_frequencies_of_postings_written_before_it
     app = owner.replace("postgres:@", f"{testserver.APP_ROLE}@")
     store = PostgresStore(app, "w1", path=tmp_path / "x.db")
     try:
-        hits = store.lexical("chunks_fts", '"pelican"', Filters(), 10)
+        hits = store.lexical(["pelican"], "AND", Filters(), 10)
         assert [h.chunk_id for h in hits] == [chunk for _, chunk in expected]
         assert [h.score for h in hits] == pytest.approx([score for score, _ in expected])
         assert expected[0][0] < expected[1][0]  # the chunk saying it twice first
@@ -214,9 +214,9 @@ def test_every_word_then_any_in_one_statement_equals_the_two_searches(
     for terms in queries:
         for filters in (Filters(), Filters(collections=("rare",)), Filters(collections=("main",))):
             for limit in (1, 3, 40, 200):
-                every = _search(store, monkeypatch, fts_match(terms, "AND"), filters, limit,
+                every = _search(store, monkeypatch, terms, "AND", filters, limit,
                                 read=read)  # fmt: skip
-                anyone = _search(store, monkeypatch, fts_match(terms, "OR"), filters, limit,
+                anyone = _search(store, monkeypatch, terms, "OR", filters, limit,
                                  read=read)  # fmt: skip
                 expected = every + [h for h in anyone if h not in every]
                 reordered += expected != sorted(expected, key=lambda h: (h[1], h[0]))
@@ -243,7 +243,7 @@ def test_filters_few_documents_pass_read_only_their_postings_with_the_same_hits(
         hits, every = store.lexical_terms(terms, rare, limit)
         out: list[Any] = [[(h.chunk_id, round(h.score, 9)) for h in hits], every]
         for op in ("AND", "OR"):
-            found = store.lexical("chunks_fts", fts_match(terms, op), rare, limit)
+            found = store.lexical(terms, op, rare, limit)
             out.append([(h.chunk_id, round(h.score, 9)) for h in found])
         return out
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
+from .rows import BM25_WEIGHTS, AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
 from .sqlite import load_vec, sqlite_module
 from .sqlite.code import CodeStore
 from .sqlite.migrations import SCHEMA_VERSION
-from .sqlite.store import BM25_WEIGHTS, SqliteStore
+from .sqlite.store import SqliteStore
 
 if TYPE_CHECKING:
     from ..config import Config

@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..filters import Filters
 from .predicate import Dialect
-from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
+from .rows import (
+    AuditRow,
+    ChunkRow,
+    DocumentRow,
+    Hit,
+    LexicalKind,
+    Operator,
+    PendingChunk,
+    Tombstone,
+)
 from .spaces import Space
 
 if TYPE_CHECKING:
@@ -160,15 +169,17 @@ class MemoryStore(Protocol):
     # search legs
     def lexical(
         self,
-        table: str,
-        match: str,
+        terms: Sequence[str],
+        op: Operator,
         filters: Filters,
         limit: int,
         weights: tuple[float, float] = ...,
+        *,
+        kind: LexicalKind = "words",
     ) -> list[Hit]:
-        """Chunks matching an FTS5-syntax expression of quoted terms joined by one of AND/OR
-        (``chunks_fts``: words; ``chunks_tri``: trigrams), best BM25 first (negative scores,
-        lower is better), filters applied."""
+        """Chunks holding the terms, every one (AND) or any (OR), as whole words or as
+        substrings (``trigrams``: identifier fragments, CJK), best BM25 first (negative
+        scores, lower is better), filters applied."""
         ...
 
     def lexical_terms(
@@ -178,7 +189,7 @@ class MemoryStore(Protocol):
         limit: int,
         weights: tuple[float, float] = ...,
     ) -> tuple[list[Hit], int]:
-        """Chunks holding every word of `terms` (``chunks_fts``), then when those are fewer
+        """Chunks holding every word of `terms`, then when those are fewer
         than `limit` and there are several words, chunks holding any; each group best BM25
         first, at most `limit` in all. Also how many lead holding every word."""
         ...

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+#: How a lexical search joins its terms: every one (AND) or any (OR).
+Operator = Literal["AND", "OR"]
+#: Which lexical index a search reads: whole words (stemmed) or trigrams (substrings:
+#: identifier fragments, CJK).
+LexicalKind = Literal["words", "trigrams"]
+#: bm25 column weights: a title hit counts five times a body hit (both dialects).
+BM25_WEIGHTS = (5.0, 1.0)
 
 
 @dataclass(slots=True)
@@ -81,12 +88,6 @@ class Hit:
     chunk_id: int
     doc_id: int
     score: float
-
-
-def fts_match(terms: Sequence[str], op: str) -> str:
-    """An FTS5 expression of quoted terms joined by `op` (AND, OR): how the lexical leg
-    speaks to both stores (`MemoryStore.lexical`)."""
-    return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
 def merge_hits(first: list[Hit], more: list[Hit], limit: int) -> list[Hit]:

@@ -23,9 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..filters import Filters
 from . import _readers
-from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone, merge_hits
+from .rows import (
+    BM25_WEIGHTS,
+    AuditRow,
+    ChunkRow,
+    DocumentRow,
+    Hit,
+    LexicalKind,
+    Operator,
+    PendingChunk,
+    Tombstone,
+    merge_hits,
+)
 from .spaces import Space
-from .sqlite.store import BM25_WEIGHTS
 
 if TYPE_CHECKING:
     from .consolidation import ProposalRow
@@ -413,16 +423,18 @@ class TeamStore:
 
     def lexical(
         self,
-        table: str,
-        match: str,
+        terms: Sequence[str],
+        op: Operator,
         filters: Filters,
         limit: int,
         weights: tuple[float, float] = BM25_WEIGHTS,
+        *,
+        kind: LexicalKind = "words",
     ) -> list[Hit]:
         hits = [
             Hit(sign * h.chunk_id, sign * h.doc_id, h.score)
             for store, sign in self._stores(filters.kinds)
-            for h in store.lexical(table, match, filters, limit, weights)
+            for h in store.lexical(terms, op, filters, limit, weights, kind=kind)
         ]
         hits.sort(key=lambda h: h.score)
         return hits[:limit]

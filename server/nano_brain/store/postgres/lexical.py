@@ -1,15 +1,14 @@
 """The lexical leg on PostgreSQL: full-text search ranked by BM25, as FTS5 ranks it.
 
-The search pipeline writes its lexical queries as FTS5 expressions: quoted terms joined by
-AND or by OR, against ``chunks_fts`` (words) or ``chunks_tri`` (trigrams: identifier
-fragments, CJK). Words are looked up in `chunk_terms`, the posting lists derived from each
-chunk's ``tsv``; substrings are found in the chunks' lower-cased text. Each match is scored
-with FTS5's bm25 formula (k1 1.2, b 0.75, idf floored at 1e-6, title and body hits weighted,
-lengths in tokens) from the postings, the lexemes' document frequencies (`chunk_terms_df`)
-and the workspace's chunk statistics (`chunk_stats`). The scores are negative, lower is
-better, as bm25() returns them, so fusion and pseudo-relevance feedback treat both dialects
-alike. PostgreSQL's ts_rank/ts_rank_cd have no idf: a common word would count as much as a
-rare one, and the results of the two dialects would differ.
+The search pipeline asks for terms joined by AND or by OR, as words or as trigrams
+(identifier fragments, CJK). Words are looked up in `chunk_terms`, the posting lists derived
+from each chunk's ``tsv``; substrings are found in the chunks' lower-cased text. Each match
+is scored with FTS5's bm25 formula (k1 1.2, b 0.75, idf floored at 1e-6, title and body hits
+weighted, lengths in tokens) from the postings, the lexemes' document frequencies
+(`chunk_terms_df`) and the workspace's chunk statistics (`chunk_stats`). The scores are
+negative, lower is better, as bm25() returns them, so fusion and pseudo-relevance feedback
+treat both dialects alike. PostgreSQL's ts_rank/ts_rank_cd have no idf: a common word would
+count as much as a rare one, and the results of the two dialects would differ.
 
 A word query does not score every posting of a common lexeme: each lexeme's postings are
 read best first (by `impact`, their BM25 term-frequency part) up to a few times the hits
@@ -22,21 +21,16 @@ The search pipeline's "every word, then any word" is one statement (`lexical_ter
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...filters import Filters
-from ..rows import Hit
+from ..rows import BM25_WEIGHTS, Hit, LexicalKind, Operator
 
 if TYPE_CHECKING:
     from ._host import PgHost as PostgresStore
 
-#: bm25 column weights: a title hit counts five times a body hit (as the SQLite store's).
-BM25_WEIGHTS = (5.0, 1.0)
-LEXICAL_TABLES = ("chunks_fts", "chunks_tri")
-_TERM = re.compile(r'"((?:[^"]|"")*)"')
 # FTS5's bm25 constants: score = idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / avglen))
 _K1, _B = 1.2, 0.75
 # (constants as float8: a bare 1.2 is numeric in PostgreSQL, and numeric arithmetic over
@@ -56,14 +50,6 @@ _EVERYTHING = 2**62
 # how long a count of the documents some filters pass chooses the plan, and how many kept
 _PASS_COUNT_AGE = 60.0
 _PASS_COUNTS_KEPT = 64
-
-
-def parse_match(match: str) -> tuple[list[str], str]:
-    """The terms and the operator (AND or OR) of an FTS5 expression of quoted terms."""
-    terms = [t.replace('""', '"') for t in _TERM.findall(match)]
-    if not terms:
-        terms = match.split()
-    return [t for t in terms if t.strip()], "OR" if " OR " in match else "AND"
 
 
 def _like(text: str) -> str:
@@ -121,23 +107,26 @@ class Lexical:
 
     def lexical(
         self: PostgresStore,
-        table: str,
-        match: str,
+        terms: Sequence[str],
+        op: Operator,
         filters: Filters,
         limit: int,
         weights: tuple[float, float] = BM25_WEIGHTS,
+        *,
+        kind: LexicalKind = "words",
     ) -> list[Hit]:
-        """Chunks matching the query, best BM25 first, filters applied (see the module)."""
-        if table not in LEXICAL_TABLES:
-            raise ValueError(table)
-        terms, op = parse_match(match)
-        if not terms:
+        """Chunks holding the terms (every one: AND, any: OR), words or trigrams, best BM25
+        first, filters applied (see the module)."""
+        if op not in ("AND", "OR"):
+            raise ValueError(op)
+        words = [t for t in terms if t.strip()]
+        if not words:
             return []
         if filters.kinds and not self._any_document(filters):
             return []  # e.g. the history leg's commits, which a team store never holds
-        if table == "chunks_tri":
-            return self._trigram(terms, op, filters, limit, weights)
-        return self._words(terms, op, filters, limit, weights)[0]
+        if kind == "trigrams":
+            return self._trigram(words, op, filters, limit, weights)
+        return self._words(words, op, filters, limit, weights)[0]
 
     def term_counts(self: PostgresStore, words: Sequence[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each word (its lexeme's document frequency), and how many

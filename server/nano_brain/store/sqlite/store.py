@@ -19,7 +19,7 @@ from ..code import FULLTEXT_PENDING_KEY
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import SQLITE, time_bounds
-from ..rows import Hit, fts_match, merge_hits
+from ..rows import BM25_WEIGHTS, Hit, LexicalKind, Operator, merge_hits
 from ..views import ViewQueries
 from . import _file
 from ._driver import load_vec, sqlite_module
@@ -35,8 +35,6 @@ from .vectors import VectorStore
 
 log = logging.getLogger(__name__)
 
-#: bm25 column weights: a title hit counts five times a body hit.
-BM25_WEIGHTS = (5.0, 1.0)
 #: A lexical search whose filters leave at most this many documents (counted on an index),
 #: and at most this share of the store, scores only their chunks instead of ranking every
 #: match first (see `_lexical_driver`). Building that set costs about 1 us a document;
@@ -430,6 +428,21 @@ class SqliteStore(
 
     def lexical(
         self,
+        terms: Sequence[str],
+        op: Operator,
+        filters: Filters,
+        limit: int,
+        weights: tuple[float, float] = BM25_WEIGHTS,
+        *,
+        kind: LexicalKind = "words",
+    ) -> list[Hit]:
+        """Chunks holding the terms (every one: AND, any: OR), words or trigrams, best bm25
+        first, filters applied; as FTS5 finds them (see `_fts_search`)."""
+        table = "chunks_tri" if kind == "trigrams" else "chunks_fts"
+        return self._fts_search(table, fts_match(terms, op), filters, limit, weights)
+
+    def _fts_search(
+        self,
         table: str,
         match: str,
         filters: Filters,
@@ -469,10 +482,10 @@ class SqliteStore(
     ) -> tuple[list[Hit], int]:
         """Chunks holding every term, best bm25 first, then when those are fewer than `limit`
         the best holding any; and how many lead holding every term."""
-        every = self.lexical("chunks_fts", fts_match(terms, "AND"), filters, limit, weights)
+        every = self.lexical(terms, "AND", filters, limit, weights)
         if len(every) >= limit or len(terms) < 2:
             return every, len(every)
-        anyone = self.lexical("chunks_fts", fts_match(terms, "OR"), filters, limit, weights)
+        anyone = self.lexical(terms, "OR", filters, limit, weights)
         return merge_hits(every, anyone, limit), len(every)
 
     def term_counts(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
@@ -866,3 +879,8 @@ def _vocabulary(db: Any) -> None:
         f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_VOCABULARY} "
         "USING fts5vocab(main, chunks_fts, 'row')"
     )
+
+
+def fts_match(terms: Sequence[str], op: Operator) -> str:
+    """An FTS5 expression of quoted terms joined by `op`."""
+    return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms)
