@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from .rows import ProposalRow as ProposalRow
 
 if TYPE_CHECKING:
     from .interface import SqlStore as Store
@@ -20,24 +21,6 @@ _COLUMNS = (
     "id, created_at, action, cluster, members, survivor, title, content, reason, score, status, "
     "decided_at, actor, result"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ProposalRow:
-    id: int
-    created_at: float
-    action: str
-    cluster: str
-    members: list[str]
-    survivor: str | None
-    title: str | None
-    content: str | None
-    reason: str
-    score: float
-    status: str
-    decided_at: float | None
-    actor: str | None
-    result: str | None
 
 
 def _row(r: Sequence[Any]) -> ProposalRow:

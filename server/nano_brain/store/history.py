@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..filters import Filters
-from .interface import MemoryStore
+from .interface import MemoryStore, SqlStore
 from .rows import DocumentRow
-from .sqlite.store import SqliteStore
 
 COMMIT_COLLECTION = "commits"
 COMMIT_SOURCE_PREFIX = "git:"
@@ -67,7 +66,7 @@ class CommitChange:
     change: str
 
 
-def history_host(store: MemoryStore) -> tuple[SqliteStore | None, int]:
+def history_host(store: MemoryStore) -> tuple[MemoryStore | None, int]:
     """The SQLite store that keeps ``store``'s git history (None: none does), and the sign
     of its document ids as ``store`` names them: a team store keeps the history with the
     clone's code index (`local`), whose rows it numbers negative."""
@@ -86,7 +85,8 @@ class HistoryStore:
         host, self._sign = history_host(store)
         self.kept = host is not None
         """Whether this store keeps the git history (a bare PostgreSQL store does not)."""
-        self._sql = cast("SqliteStore", host)  # used only when `kept`
+        # the SQL dialect's store under the interface (used only when `kept`)
+        self._sql = cast("SqlStore", host)
         self.ws = host.workspace_id if host is not None else store.workspace_id
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:

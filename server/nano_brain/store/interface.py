@@ -18,13 +18,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..filters import Filters
 from .predicate import Dialect
 from .rows import (
+    AnchorRow,
+    AnchorView,
     AuditRow,
     ChunkRow,
     DocumentRow,
+    FileWeight,
     Hit,
     LexicalKind,
     Operator,
     PendingChunk,
+    ProposalRow,
+    TimelineBucket,
+    TimelinePoint,
     Tombstone,
 )
 from .spaces import Space
@@ -32,10 +38,7 @@ from .spaces import Space
 if TYPE_CHECKING:
     import numpy as np
 
-    from .consolidation import ProposalRow
     from .routes import FactRow, RouteRecord, RouteRow, StoredFact
-    from .sqlite.store import SqliteStore
-    from .views import AnchorView, FileWeight, TimelineBucket, TimelinePoint
 
 
 class MemoryStore(Protocol):
@@ -59,7 +62,7 @@ class MemoryStore(Protocol):
         ...
 
     @property
-    def local(self) -> SqliteStore:
+    def local(self) -> MemoryStore:
         """The store of this clone's code index: this one, or in team mode the local file."""
         ...
 
@@ -268,6 +271,20 @@ class MemoryStore(Protocol):
     def note_texts(self, doc_ids: Sequence[int]) -> dict[int, str]: ...
     def anchors_by_note(self) -> dict[str, set[str]]: ...
 
+    # anchors: kept with the notes (in team mode the team's), their symbols in `local`
+    def add_anchor(
+        self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
+    ) -> None: ...
+    def remove_anchor(self, doc_uid: str, qualified_name: str) -> bool: ...
+    def anchor_rows(
+        self,
+        *,
+        doc_uid: str | None = None,
+        path: str | None = None,
+        qualified_names: Sequence[str] | None = None,
+        visible: Filters | None = None,
+    ) -> list[AnchorRow]: ...
+
     # views (nano-brain ui) and health (doctor)
     def time_span(self, filters: Filters) -> tuple[float, float] | None: ...
     def timeline_buckets(
@@ -292,8 +309,8 @@ class MemoryStore(Protocol):
 
 
 class SqlStore(Protocol):
-    """What the portable SQL mixins (`documents`, `views`, `consolidation`) and `transfer`
-    use of a dialect's store."""
+    """What the portable SQL mixins (`documents`, `views`, `anchors`, `consolidation`), the
+    git history's tables (`history`) and `transfer` use of a dialect's store."""
 
     workspace_id: str
     dialect: Dialect

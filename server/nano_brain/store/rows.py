@@ -105,3 +105,76 @@ class PendingChunk:
     body: str
     symbol: bool = False
     """A code index symbol's chunk: title = qualified name, name words, docstring summary."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalRow:
+    id: int
+    created_at: float
+    action: str
+    cluster: str
+    members: list[str]
+    survivor: str | None
+    title: str | None
+    content: str | None
+    reason: str
+    score: float
+    status: str
+    decided_at: float | None
+    actor: str | None
+    result: str | None
+
+
+#: An anchor as its notes' store keeps it: (doc uid, note title, note status, path, qualified
+#: name, the symbol's sha256 when it was anchored, created at); title and status are None
+#: once the note is gone.
+AnchorRow = tuple[str, str | None, str | None, str, str, str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineBucket:
+    """How many documents of one kind were created in one time bucket (index from origin)."""
+
+    index: int
+    kind: str
+    count: int
+    decisions: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePoint:
+    """A document the timeline draws one by one: a decision, or a link of a supersede chain."""
+
+    uid: str
+    title: str
+    kind: str
+    collection: str
+    created_at: float
+    status: str
+    superseded_by: str | None
+    decision: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FileWeight:
+    """What a file of the workspace carries: notes anchored in it and commits that touched it."""
+
+    path: str
+    notes: int
+    anchors: int
+    stale: int
+    commits: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorView:
+    """One anchor with where its symbol is now (None once it vanished)."""
+
+    doc_uid: str
+    doc_title: str | None
+    doc_status: str | None
+    path: str
+    qualified_name: str
+    state: str
+    start_line: int | None
+    end_line: int | None

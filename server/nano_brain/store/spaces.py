@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from .interface import MemoryStore
+from typing import Literal, Protocol
 
 Space = Literal["text", "code"]
 SPACES: tuple[Space, ...] = ("text", "code")
@@ -50,15 +47,22 @@ def spaces_for(kinds: Sequence[str]) -> tuple[Space, ...]:
     return tuple(s for s in SPACES if any(space_of_kind(k) == s for k in kinds))
 
 
+class _Meta(Protocol):
+    """What `VectorModels` uses of the store it is mixed into."""
+
+    def meta_get(self, key: str) -> str | None: ...
+    def meta_set(self, key: str, value: str) -> None: ...
+
+
 class VectorModels:
     """Mixed into each dialect's store: which model made a space's vectors (kept in meta)."""
 
-    def vector_model(self: MemoryStore, space: Space = "text") -> tuple[str, int] | None:
+    def vector_model(self: _Meta, space: Space = "text") -> tuple[str, int] | None:
         name_key, dim_key = MODEL_KEYS[space]
         name, dim = self.meta_get(name_key), self.meta_get(dim_key)
         return (name, int(dim)) if name and dim else None
 
-    def _record_model(self: MemoryStore, space: Space, model: str, dim: int) -> None:
+    def _record_model(self: _Meta, space: Space, model: str, dim: int) -> None:
         name_key, dim_key = MODEL_KEYS[space]
         self.meta_set(name_key, model)
         self.meta_set(dim_key, str(dim))

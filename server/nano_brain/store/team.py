@@ -23,26 +23,30 @@ from typing import TYPE_CHECKING, Any
 
 from ..filters import Filters
 from . import _readers
+from .anchors import with_commits
 from .rows import (
     BM25_WEIGHTS,
+    AnchorRow,
+    AnchorView,
     AuditRow,
     ChunkRow,
     DocumentRow,
+    FileWeight,
     Hit,
     LexicalKind,
     Operator,
     PendingChunk,
+    ProposalRow,
     Tombstone,
     merge_hits,
 )
 from .spaces import Space
+from .sqlite.code import CodeStore
 
 if TYPE_CHECKING:
-    from .consolidation import ProposalRow
     from .postgres.store import PostgresStore
     from .routes import RouteRecord, StoredFact
     from .sqlite.store import SqliteStore
-    from .views import AnchorView, FileWeight
 
 _SCP_LIKE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(.+)$")
 #: Document kinds kept with the clone (`TeamStore.local`), not in the team's store.
@@ -583,6 +587,19 @@ class TeamStore:
     def anchors_by_note(self) -> dict[str, set[str]]:
         return self.team.anchors_by_note()
 
+    # -- anchors: with the notes (the team's), their symbols in this clone's code index ------
+
+    def add_anchor(
+        self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
+    ) -> None:
+        self.team_for_write().add_anchor(doc_uid, path, qualified_name, sha256, now)
+
+    def remove_anchor(self, doc_uid: str, qualified_name: str) -> bool:
+        return self.team_for_write().remove_anchor(doc_uid, qualified_name)
+
+    def anchor_rows(self, **options: Any) -> list[AnchorRow]:
+        return self.team.anchor_rows(**options)
+
     # -- views and health ----------------------------------------------------------------------
 
     def time_span(self, filters: Filters) -> tuple[float, float] | None:
@@ -605,8 +622,6 @@ class TeamStore:
 
     def anchor_weights(self, visible: Filters) -> list[FileWeight]:
         """Per file: visible notes anchored in it (team store), stale by this clone's code."""
-        from .views import FileWeight
-
         views = self.anchor_views(visible=visible, limit=1_000_000)
         per: dict[str, list[AnchorView]] = {}
         for view in views:
@@ -620,13 +635,7 @@ class TeamStore:
             )
             for path, found in per.items()
         }
-        for path, commits in self.commit_counts().items():
-            old = weights.get(path)
-            weights[path] = FileWeight(
-                path, old.notes if old else 0, old.anchors if old else 0,
-                old.stale if old else 0, commits,
-            )  # fmt: skip
-        return sorted(weights.values(), key=lambda w: w.path)
+        return with_commits(weights, self.commit_counts())
 
     def anchor_views(
         self,
@@ -636,10 +645,8 @@ class TeamStore:
         visible: Filters | None = None,
         limit: int = 500,
     ) -> list[AnchorView]:
-        from .views import AnchorView
-
-        anchors = anchor_rows(self.team, doc_uid=doc_uid, path=path, visible=visible)
-        symbols = local_symbols(self.local, [a[4] for a in anchors])
+        anchors = self.team.anchor_rows(doc_uid=doc_uid, path=path, visible=visible)
+        symbols = CodeStore(self.local).symbols_now([a[4] for a in anchors])
         out = []
         for uid, title, status, where, qname, sha, _created in anchors:
             now = symbols.get(qname)
@@ -661,59 +668,6 @@ class TeamStore:
     def integrity_orphans(self) -> dict[str, int]:
         a, b = self.team.integrity_orphans(), self.local.integrity_orphans()
         return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
-
-
-def anchor_rows(
-    notes: Any,
-    *,
-    doc_uid: str | None = None,
-    path: str | None = None,
-    qualified_names: Sequence[str] | None = None,
-    visible: Filters | None = None,
-) -> list[tuple[Any, ...]]:
-    """(doc uid, title, status, path, qualified name, symbol sha256, created at) of the
-    anchors in a notes store, each with its note as `visible` chooses (see CodeStore.anchors)."""
-    clauses, params = ["a.workspace_id = ?"], [notes.workspace_id]
-    if doc_uid is not None:
-        clauses.append("a.doc_uid = ?")
-        params.append(doc_uid)
-    if path is not None:
-        clauses.append("a.path = ?")
-        params.append(path)
-    if qualified_names is not None:
-        if not qualified_names:
-            return []
-        clauses.append(f"a.qualified_name IN ({','.join('?' * len(qualified_names))})")
-        params.extend(qualified_names)
-    join, join_params = "LEFT JOIN documents d ON d.uid = a.doc_uid AND d.valid_to IS NULL", []
-    if visible is not None:
-        where, join_params = notes._predicate(visible)
-        join = (
-            f"JOIN documents d ON d.uid = a.doc_uid AND d.workspace_id = a.workspace_id AND {where}"
-        )
-    return list(
-        notes._rows(
-            "SELECT a.doc_uid, d.title, d.status, a.path, a.qualified_name, a.symbol_sha256, "
-            f"a.created_at FROM code_anchors a {join} WHERE {' AND '.join(clauses)} "
-            "ORDER BY a.qualified_name, a.created_at",
-            [*join_params, *params],
-        )
-    )
-
-
-def local_symbols(local: SqliteStore, names: Sequence[str]) -> dict[str, tuple[str, int, int]]:
-    """sha256, start and end line of this clone's symbols of these qualified names."""
-    out: dict[str, tuple[str, int, int]] = {}
-    wanted = list(dict.fromkeys(names))
-    for start in range(0, len(wanted), 500):
-        part = wanted[start : start + 500]
-        for qname, sha, first, last in local._rows(
-            "SELECT qualified_name, sha256, start_line, end_line FROM code_symbols "
-            f"WHERE qualified_name IN ({','.join('?' * len(part))})",
-            part,
-        ):
-            out[qname] = (sha, first, last)
-    return out
 
 
 def _doc(row: DocumentRow | None, sign: int = -1) -> DocumentRow | None:

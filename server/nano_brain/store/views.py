@@ -2,75 +2,20 @@
 the few rows a chart draws, never whole documents.
 
 Every read of documents goes through the store's one predicate, so the views hide what a
-search hides (retracted notes, old versions) unless their filters ask otherwise.
+search hides (retracted notes, old versions) unless their filters ask otherwise. The map's
+reads of anchors are in `anchors`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..filters import Filters
 from .predicate import decision_sql
+from .rows import TimelineBucket, TimelinePoint
 
 if TYPE_CHECKING:
     from .interface import SqlStore as Store
-
-#: Anchored code whose symbol changed or vanished since the note was anchored.
-_STALE = "(s.sha256 IS NULL OR s.sha256 != a.symbol_sha256)"
-_SYMBOL = (
-    "LEFT JOIN code_symbols s ON s.workspace_id = a.workspace_id "
-    "AND s.qualified_name = a.qualified_name"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class TimelineBucket:
-    """How many documents of one kind were created in one time bucket (index from origin)."""
-
-    index: int
-    kind: str
-    count: int
-    decisions: int
-
-
-@dataclass(frozen=True, slots=True)
-class TimelinePoint:
-    """A document the timeline draws one by one: a decision, or a link of a supersede chain."""
-
-    uid: str
-    title: str
-    kind: str
-    collection: str
-    created_at: float
-    status: str
-    superseded_by: str | None
-    decision: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FileWeight:
-    """What a file of the workspace carries: notes anchored in it and commits that touched it."""
-
-    path: str
-    notes: int
-    anchors: int
-    stale: int
-    commits: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class AnchorView:
-    """One anchor with where its symbol is now (None once it vanished)."""
-
-    doc_uid: str
-    doc_title: str | None
-    doc_status: str | None
-    path: str
-    qualified_name: str
-    state: str
-    start_line: int | None
-    end_line: int | None
 
 
 class ViewQueries:
@@ -157,60 +102,3 @@ class ViewQueries:
                 (self.workspace_id, uid),
             )
         ]
-
-    def anchor_weights(self: Store, visible: Filters) -> list[FileWeight]:
-        """Per file: visible notes anchored in it, their anchors, and how many are stale;
-        with commits counted when the store has commit documents."""
-        where, params = self._predicate(visible)
-        rows = self._rows(
-            "SELECT a.path, count(DISTINCT a.doc_uid), count(*), "
-            f"sum(CASE WHEN {_STALE} THEN 1 ELSE 0 END) FROM code_anchors a "
-            "JOIN documents d ON d.uid = a.doc_uid AND d.workspace_id = a.workspace_id "
-            f"AND {where} {_SYMBOL} WHERE a.workspace_id = ? GROUP BY a.path",
-            (*params, self.workspace_id),
-        )
-        weights = {r[0]: FileWeight(r[0], int(r[1]), int(r[2]), int(r[3] or 0)) for r in rows}
-        for path, commits in self.commit_counts().items():
-            old = weights.get(path)
-            weights[path] = FileWeight(
-                path,
-                old.notes if old else 0,
-                old.anchors if old else 0,
-                old.stale if old else 0,
-                commits,
-            )
-        return sorted(weights.values(), key=lambda w: w.path)
-
-    def anchor_views(
-        self: Store,
-        *,
-        doc_uid: str | None = None,
-        path: str | None = None,
-        visible: Filters | None = None,
-        limit: int = 500,
-    ) -> list[AnchorView]:
-        """Anchors of one note or of one file, with their state and the symbol's lines now."""
-        clauses, params = ["a.workspace_id = ?"], [self.workspace_id]
-        if doc_uid is not None:
-            clauses.append("a.doc_uid = ?")
-            params.append(doc_uid)
-        if path is not None:
-            clauses.append("a.path = ?")
-            params.append(path)
-        join = "LEFT JOIN documents d ON d.uid = a.doc_uid AND d.valid_to IS NULL"
-        join_params: list[object] = []
-        if visible is not None:
-            where, join_params = self._predicate(visible)
-            join = (
-                "JOIN documents d ON d.uid = a.doc_uid AND d.workspace_id = a.workspace_id "
-                f"AND {where}"
-            )
-        rows = self._rows(
-            "SELECT a.doc_uid, d.title, d.status, a.path, a.qualified_name, "
-            f"CASE WHEN s.sha256 IS NULL THEN 'missing' WHEN {_STALE} THEN 'changed' "
-            "ELSE 'ok' END, s.start_line, s.end_line "
-            f"FROM code_anchors a {join} {_SYMBOL} WHERE {' AND '.join(clauses)} "
-            "ORDER BY a.path, s.start_line, a.qualified_name LIMIT ?",
-            (*join_params, *params, int(limit)),
-        )
-        return [AnchorView(*r) for r in rows]

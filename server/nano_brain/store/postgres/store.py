@@ -25,6 +25,7 @@ from ... import dburl
 from ...errors import StoreError, StoreReadOnlyError
 from ...filters import Filters
 from .. import _readers, _transaction
+from ..anchors import AnchorQueries
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
 from ..predicate import POSTGRES
@@ -107,6 +108,7 @@ class PostgresStore(
     _readers.ReadConnections,
     DocumentQueries,
     ViewQueries,
+    AnchorQueries,
     Lexical,
     PostgresVectors,
     ConsolidationQueries,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...filters import Filters
 from ..code import (
@@ -41,7 +41,6 @@ from .store import SqliteStore as Store
 
 if TYPE_CHECKING:
     from ..interface import MemoryStore
-    from ..postgres.store import PostgresStore
 
 _INSERT_SYMBOL = (
     "INSERT INTO code_symbols (file_id, workspace_id, qualified_name, name, kind, parent, "
@@ -116,9 +115,9 @@ class CodeStore:
     """The code tables of one workspace's store; shares the Store's connection and lock."""
 
     def __init__(self, store: MemoryStore) -> None:
-        #: the code tables' store (this clone's); anchors are kept with the notes, which in
-        #: team mode are in the team's store (see store.team.TeamStore)
-        self.store: Store = store.local
+        #: the code tables' store (this clone's: always SQLite); anchors are kept with the
+        #: notes, which in team mode are in the team's store (see store.team.TeamStore)
+        self.store = cast(Store, store.local)
         self.notes: MemoryStore = store
         self.ws = self.store.workspace_id
 
@@ -845,35 +844,14 @@ class CodeStore:
 
     # -- anchors ---------------------------------------------------------------------------
 
-    def _anchor_store(self) -> Store | PostgresStore:
-        """Where anchors are written: with the notes (inside the caller's transaction)."""
-        from ..team import TeamStore
-
-        if isinstance(self.notes, TeamStore):
-            return self.notes.team_for_write()
-        return self.store
-
     def add_anchor(
         self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
     ) -> None:
-        target = self._anchor_store()
-        target._exec(
-            "INSERT INTO code_anchors (workspace_id, doc_uid, path, qualified_name, "
-            "symbol_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (workspace_id, doc_uid, qualified_name) DO UPDATE SET "
-            "symbol_sha256 = excluded.symbol_sha256, path = excluded.path, "
-            "created_at = excluded.created_at",
-            (target.workspace_id, doc_uid, path, qualified_name, sha256, now),
-        )
+        """Anchor a note to a symbol, with the notes (inside the caller's transaction)."""
+        self.notes.add_anchor(doc_uid, path, qualified_name, sha256, now)
 
     def remove_anchor(self, doc_uid: str, qualified_name: str) -> bool:
-        target = self._anchor_store()
-        cursor = target._exec(
-            "DELETE FROM code_anchors WHERE workspace_id = ? AND doc_uid = ? "
-            "AND qualified_name = ?",
-            (target.workspace_id, doc_uid, qualified_name),
-        )
-        return bool(cursor.rowcount > 0)
+        return self.notes.remove_anchor(doc_uid, qualified_name)
 
     def anchors(
         self,
@@ -889,85 +867,25 @@ class CodeStore:
         the store's one predicate (`Filters()`: no deleted, retracted or superseded notes);
         without it, every anchor with its note's current status (None once deleted).
         """
-        if self.notes is not self.store:  # team mode: anchors there, symbols here
-            return self._team_anchors(qualified_names, doc_uid, path, visible)
-        clauses, params = ["a.workspace_id = ?"], [self.ws]
-        if doc_uid is not None:
-            clauses.append("a.doc_uid = ?")
-            params.append(doc_uid)
-        if path is not None:
-            clauses.append("a.path = ?")
-            params.append(path)
-        if qualified_names is not None:
-            names = list(dict.fromkeys(qualified_names))
-            if not names:
-                return []
-            out: list[AnchorRecord] = []
-            for start in range(0, len(names), 500):
-                part = names[start : start + 500]
-                marks = ",".join("?" * len(part))
-                out.extend(
-                    self._anchor_rows(
-                        [*clauses, f"a.qualified_name IN ({marks})"], [*params, *part], visible
-                    )
-                )
-            return out
-        return self._anchor_rows(clauses, params, visible)
-
-    def _team_anchors(
-        self,
-        qualified_names: Sequence[str] | None,
-        doc_uid: str | None,
-        path: str | None,
-        visible: Filters | None,
-    ) -> list[AnchorRecord]:
-        from ..team import TeamStore, anchor_rows, local_symbols
-
-        if not isinstance(self.notes, TeamStore):
-            raise TypeError(type(self.notes).__name__)
-        team = self.notes.team
-        names = None if qualified_names is None else list(dict.fromkeys(qualified_names))
-        rows: list[tuple[Any, ...]] = []
-        for start in range(0, len(names), 500) if names is not None else [0]:
-            part = None if names is None else names[start : start + 500]
-            rows.extend(
-                anchor_rows(team, doc_uid=doc_uid, path=path, qualified_names=part, visible=visible)
-            )
-        symbols = local_symbols(self.store, [r[4] for r in rows])
-        return [
-            AnchorRecord(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4],
-                r[5],
-                r[6],
-                symbols[r[4]][0] if r[4] in symbols else None,
-            )
-            for r in rows
-        ]
-
-    def _anchor_rows(
-        self, clauses: list[str], params: list[Any], visible: Filters | None
-    ) -> list[AnchorRecord]:
-        note_params: list[Any] = []
-        notes = "LEFT JOIN documents d ON d.uid = a.doc_uid AND d.valid_to IS NULL"
-        if visible is not None:
-            where, note_params = self.store._predicate(visible)
-            notes = (
-                "JOIN documents d ON d.uid = a.doc_uid AND d.workspace_id = a.workspace_id "
-                f"AND {where}"
-            )
-        rows = self._rows(
-            "SELECT a.doc_uid, d.title, d.status, a.path, a.qualified_name, a.symbol_sha256, "
-            f"a.created_at, s.sha256 FROM code_anchors a {notes} "
-            "LEFT JOIN code_symbols s ON s.workspace_id = a.workspace_id "
-            "AND s.qualified_name = a.qualified_name "
-            f"WHERE {' AND '.join(clauses)} ORDER BY a.qualified_name, a.created_at",
-            [*note_params, *params],
+        rows = self.notes.anchor_rows(
+            qualified_names=qualified_names, doc_uid=doc_uid, path=path, visible=visible
         )
-        return [AnchorRecord(*r) for r in rows]
+        symbols = self.symbols_now([r[4] for r in rows])
+        return [AnchorRecord(*r, symbols[r[4]][0] if r[4] in symbols else None) for r in rows]
+
+    def symbols_now(self, names: Sequence[str]) -> dict[str, tuple[str, int, int]]:
+        """sha256, start and end line of this clone's symbols of these qualified names."""
+        out: dict[str, tuple[str, int, int]] = {}
+        wanted = list(dict.fromkeys(names))
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            for qname, sha, first, last in self._rows(
+                "SELECT qualified_name, sha256, start_line, end_line FROM code_symbols "
+                f"WHERE qualified_name IN ({','.join('?' * len(part))})",
+                part,
+            ):
+                out[qname] = (sha, first, last)
+        return out
 
 
 def _literal(text: str) -> str:

@@ -15,6 +15,7 @@ from ...errors import StoreCorruptError, StoreError, StoreReadOnlyError
 from ...filters import KINDS, Filters
 from ...stems import stem
 from .. import _readers, _transaction
+from ..anchors import AnchorQueries
 from ..code import FULLTEXT_PENDING_KEY
 from ..consolidation import ConsolidationQueries
 from ..documents import DocumentQueries
@@ -52,6 +53,7 @@ class SqliteStore(
     _readers.ReadConnections,
     DocumentQueries,
     ViewQueries,
+    AnchorQueries,
     HealthChecks,
     VectorStore,
     RouteQueries,
