@@ -16,12 +16,16 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import paths
 from .config import Config, load_config
 from .errors import NanoBrainError
 from .trust import WorkspaceTrust
+
+if TYPE_CHECKING:
+    from .brain import Brain
+    from .store.interface import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -108,40 +112,31 @@ def _guarded(area: str, group: Callable[[], Iterator[Check]]) -> list[Check]:
 
 def _install() -> Iterator[Check]:
     yield Check("install", "python", "ok", sys.version.split()[0])
-    from .store import load_vec, sqlite_module
+    from .store import probe_engine
 
-    sqlite = sqlite_module()
-    name = "stdlib sqlite3" if sqlite.__name__ == "sqlite3" else sqlite.__name__
-    db = sqlite.connect(":memory:")
-    try:
-        version = db.execute("SELECT sqlite_version()").fetchone()[0]
-        try:
-            db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'trigram')")
-        except sqlite.DatabaseError as exc:
-            yield Check(
-                "install",
-                "sqlite",
-                "error",
-                f"{name} {version} has no FTS5 with trigrams: {exc}",
-                "pip install --force-reinstall sqlean.py",
-            )
-        else:
-            yield Check("install", "sqlite", "ok", f"{name} {version}, FTS5 with trigrams")
-        try:
-            load_vec(db)
-            vec = db.execute("SELECT vec_version()").fetchone()[0]
-        except Exception as exc:
-            yield Check(
-                "install",
-                "sqlite-vec",
-                "error",
-                f"cannot load sqlite-vec: {exc}",
-                "pip install --force-reinstall sqlite-vec sqlean.py",
-            )
-        else:
-            yield Check("install", "sqlite-vec", "ok", f"sqlite-vec {vec} loads")
-    finally:
-        db.close()
+    engine = probe_engine()
+    if engine.fts5_error is not None:
+        yield Check(
+            "install",
+            "sqlite",
+            "error",
+            f"{engine.name} {engine.version} has no FTS5 with trigrams: {engine.fts5_error}",
+            "pip install --force-reinstall sqlean.py",
+        )
+    else:
+        yield Check(
+            "install", "sqlite", "ok", f"{engine.name} {engine.version}, FTS5 with trigrams"
+        )
+    if engine.vec_error is not None:
+        yield Check(
+            "install",
+            "sqlite-vec",
+            "error",
+            f"cannot load sqlite-vec: {engine.vec_error}",
+            "pip install --force-reinstall sqlite-vec sqlean.py",
+        )
+    else:
+        yield Check("install", "sqlite-vec", "ok", f"sqlite-vec {engine.vec_version} loads")
     yield from _models()
 
 
@@ -261,80 +256,93 @@ def _store(
         )
         return
     with brain:
-        store = brain.store
+        yield from _store_state(brain.store, path)
+        yield from _fulltext(brain.store, repair)
+        yield from _vectors(brain)
+
+
+def _store_state(store: MemoryStore, path: Path) -> Iterator[Check]:
+    """The store's schema and size, whether it can be written, and its integrity."""
+    yield Check(
+        "store",
+        "store",
+        "ok",
+        f"{path} (schema {store.schema_version()}, {store.file_size() / 1e6:.1f} MB)",
+    )
+    if store.read_only:
         yield Check(
             "store",
-            "store",
-            "ok",
-            f"{path} (schema {store.schema_version()}, {store.file_size() / 1e6:.1f} MB)",
+            "writable",
+            "warning",
+            "the store is read-only for this user",
+            f"check the owner and mode of {path} and its folder",
         )
-        if store.read_only:
+    problems = store.integrity_problems()
+    if problems:
+        yield Check(
+            "store",
+            "integrity",
+            "error",
+            "; ".join(problems[:3]),
+            "restore the store from a backup; `nano-brain status` shows what is still readable",
+        )
+    else:
+        yield Check("store", "integrity", "ok", "integrity_check: ok")
+
+
+def _fulltext(store: MemoryStore, repair: bool) -> Iterator[Check]:
+    """Whether the full-text indexes match their content; `repair` rebuilds them if not."""
+    drift = store.fulltext_problems()
+    if drift and repair and not store.read_only:
+        store.rebuild_fulltext()
+        drift = store.fulltext_problems()
+        if not drift:
+            yield Check("store", "full-text", "ok", "full-text indexes rebuilt")
+    if drift:
+        yield Check(
+            "store",
+            "full-text",
+            "error",
+            "; ".join(f"{t}: {m}" for t, m in drift.items()),
+            "nano-brain doctor --repair",
+        )
+    elif not repair:
+        yield Check("store", "full-text", "ok", "full-text indexes match their content")
+
+
+def _vectors(brain: Brain) -> Iterator[Check]:
+    """The embedding backlog, and whether each space's model can embed its queries."""
+    pending = brain.store.counts()["pending_embeddings"]
+    level: Level = "warning" if pending > PENDING_WARNING else "ok"
+    yield Check(
+        "store",
+        "pending vectors",
+        level,
+        f"{pending} chunks without a vector",
+        "nano-brain reembed --pending" if level != "ok" else "",
+    )
+    for space in ("text", "code"):
+        state = brain.embedder.describe(space)["state"]
+        if state == "ok":
             yield Check(
-                "store",
-                "writable",
-                "warning",
-                "the store is read-only for this user",
-                f"check the owner and mode of {path} and its folder",
+                "store", f"{space} model", "ok", brain.embedder.describe(space)["model"] or ""
             )
-        problems = store.integrity_problems()
-        if problems:
+        elif "vectors come from" in state:
             yield Check(
                 "store",
-                "integrity",
+                f"{space} model",
                 "error",
-                "; ".join(problems[:3]),
-                "restore the store from a backup; `nano-brain status` shows what is still readable",
+                state.removeprefix("unavailable: "),
+                f"nano-brain reembed{' --code' if space == 'code' else ''}",
             )
         else:
-            yield Check("store", "integrity", "ok", "integrity_check: ok")
-        drift = store.fulltext_problems()
-        if drift and repair and not store.read_only:
-            store.rebuild_fulltext()
-            drift = store.fulltext_problems()
-            if not drift:
-                yield Check("store", "full-text", "ok", "full-text indexes rebuilt")
-        if drift:
             yield Check(
                 "store",
-                "full-text",
-                "error",
-                "; ".join(f"{t}: {m}" for t, m in drift.items()),
-                "nano-brain doctor --repair",
+                f"{space} model",
+                "warning",
+                state.removeprefix("unavailable: "),
+                "set embedding.provider in config.yml (lexical search works)",
             )
-        elif not repair:
-            yield Check("store", "full-text", "ok", "full-text indexes match their content")
-        counts = store.counts()
-        pending = counts["pending_embeddings"]
-        level: Level = "warning" if pending > PENDING_WARNING else "ok"
-        yield Check(
-            "store",
-            "pending vectors",
-            level,
-            f"{pending} chunks without a vector",
-            "nano-brain reembed --pending" if level != "ok" else "",
-        )
-        for space in ("text", "code"):
-            state = brain.embedder.describe(space)["state"]
-            if state == "ok":
-                yield Check(
-                    "store", f"{space} model", "ok", brain.embedder.describe(space)["model"] or ""
-                )
-            elif "vectors come from" in state:
-                yield Check(
-                    "store",
-                    f"{space} model",
-                    "error",
-                    state.removeprefix("unavailable: "),
-                    f"nano-brain reembed{' --code' if space == 'code' else ''}",
-                )
-            else:
-                yield Check(
-                    "store",
-                    f"{space} model",
-                    "warning",
-                    state.removeprefix("unavailable: "),
-                    "set embedding.provider in config.yml (lexical search works)",
-                )
 
 
 # -- private files ---------------------------------------------------------------------------

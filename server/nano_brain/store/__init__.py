@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .rows import BM25_WEIGHTS, AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
-from .sqlite import load_vec, sqlite_module
+from .sqlite import EngineProbe, load_vec, probe_engine, sqlite_module
 from .sqlite.code import CodeStore
 from .sqlite.migrations import SCHEMA_VERSION
 from .sqlite.store import SqliteStore
@@ -66,7 +66,9 @@ def code_index_path(path: Path) -> Path:
 
 
 __all__ = [
+    "EngineProbe",
     "load_vec",
+    "probe_engine",
     "sqlite_module",
     "BM25_WEIGHTS",
     "SCHEMA_VERSION",

@@ -11,6 +11,7 @@ import importlib.util
 import logging
 import os
 import sqlite3 as _stdlib_sqlite3
+from dataclasses import dataclass
 from types import ModuleType
 
 from ...errors import StoreError
@@ -71,3 +72,41 @@ def load_vec(conn: _stdlib_sqlite3.Connection) -> None:
     conn.enable_load_extension(True)
     conn.load_extension(_vec_path())
     conn.enable_load_extension(False)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineProbe:
+    """What this process's SQLite can do, as `nano-brain doctor` reports it."""
+
+    name: str
+    """``stdlib sqlite3``, or the packaged module's name (sqlean)."""
+    version: str
+    fts5_error: str | None
+    """Why FTS5 with the trigram tokenizer is unavailable (None: it works)."""
+    vec_version: str | None
+    vec_error: str | None
+    """Why sqlite-vec does not load (None: it does)."""
+
+
+def probe_engine() -> EngineProbe:
+    """Try, on a connection to an in-memory database, what the store needs of SQLite: its
+    version, FTS5 with trigrams, and loading sqlite-vec."""
+    sqlite = sqlite_module()
+    name = "stdlib sqlite3" if sqlite.__name__ == "sqlite3" else sqlite.__name__
+    db = sqlite.connect(":memory:")
+    try:
+        version = str(db.execute("SELECT sqlite_version()").fetchone()[0])
+        fts5_error = None
+        try:
+            db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'trigram')")
+        except sqlite.DatabaseError as exc:
+            fts5_error = str(exc)
+        vec_version = vec_error = None
+        try:
+            load_vec(db)
+            vec_version = str(db.execute("SELECT vec_version()").fetchone()[0])
+        except Exception as exc:  # any failure to load is what the doctor reports
+            vec_error = str(exc)
+    finally:
+        db.close()
+    return EngineProbe(name, version, fts5_error, vec_version, vec_error)
