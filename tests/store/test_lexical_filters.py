@@ -23,7 +23,7 @@ from nano_brain import Brain, Filters, SearchRequest
 from nano_brain.config import load_config
 from nano_brain.store import DocumentRow, Hit, SqliteStore
 from nano_brain.store.rows import LexicalKind, Operator
-from nano_brain.store.sqlite import store as sqlite_store
+from nano_brain.store.sqlite import lexical as sqlite_lexical
 
 T0 = 1_700_000_000.0
 HOUR = 3600.0
@@ -181,9 +181,9 @@ def plan(
     """Which plan the store must pick: driven by any indexed filter (however many documents
     it leaves), or never driven."""
     if request.param == "ranked first":
-        monkeypatch.setattr(sqlite_store, "DRIVE_LIMIT", -1)
+        monkeypatch.setattr(sqlite_lexical, "DRIVE_LIMIT", -1)
     else:
-        monkeypatch.setattr(sqlite_store, "DRIVE_SHARE", 1.0)
+        monkeypatch.setattr(sqlite_lexical, "DRIVE_SHARE", 1.0)
     store._drivers.clear()  # the choice is remembered per filters
     yield request.param
     store._drivers.clear()
@@ -246,9 +246,9 @@ def test_a_store_change_makes_the_driver_be_chosen_again(
     f = FILTERS["tag rare"]
     store._drivers.clear()
     assert store._lexical_driver(f) is not None
-    monkeypatch.setattr(sqlite_store, "DRIVE_LIMIT", 10)
+    monkeypatch.setattr(sqlite_lexical, "DRIVE_LIMIT", 10)
     assert store._lexical_driver(f) is not None  # remembered
-    monkeypatch.setattr(sqlite_store, "_DRIVER_RECOUNT", 1)
+    monkeypatch.setattr(sqlite_lexical, "_DRIVER_RECOUNT", 1)
     with store.transaction():
         store.meta_set("lexical-filters-test", "1")
     assert store._lexical_driver(f) is None  # counted again: too many now
@@ -289,9 +289,9 @@ def test_searches_return_the_same_results_on_both_plans(
         ]
 
     with monkeypatch.context() as patch:
-        patch.setattr(sqlite_store, "DRIVE_SHARE", 1.0)
+        patch.setattr(sqlite_lexical, "DRIVE_SHARE", 1.0)
         driven = results()
-    monkeypatch.setattr(sqlite_store, "DRIVE_LIMIT", -1)
+    monkeypatch.setattr(sqlite_lexical, "DRIVE_LIMIT", -1)
     ranked_first = results()
     store._drivers.clear()
     assert [[i for i, _ in r] for r in driven] == [[i for i, _ in r] for r in ranked_first]
@@ -310,7 +310,7 @@ def test_an_or_of_rare_and_common_words_is_the_exact_top_k_of_chunks_with_a_rare
     with every word (ranked as two groups: rare and common words, rare only): the same top k
     as the whole OR scored at once and kept to those chunks."""
     f = _filters(name)
-    monkeypatch.setattr(sqlite_store, "_COMMON_SHARE", 0.0)
+    monkeypatch.setattr(sqlite_lexical, "_COMMON_SHARE", 0.0)
     groups: list[str] = []
     ranked = store._ranked
 
@@ -322,11 +322,11 @@ def test_an_or_of_rare_and_common_words_is_the_exact_top_k_of_chunks_with_a_rare
         counts, _ = store.term_counts(words)
         # the commonest half of the words are "common"
         middle = sorted(counts.values())[(len(words) - 1) // 2]
-        monkeypatch.setattr(sqlite_store, "_COMMON_WORD", middle)
+        monkeypatch.setattr(sqlite_lexical, "_COMMON_WORD", middle)
         match = " OR ".join(f'"{w}"' for w in words)
         assert store._split_common(match) is not None
         rare = " OR ".join(f'"{w}"' for w in words if counts[w] <= middle)
-        every = sqlite_store.BM25_WEIGHTS
+        every = sqlite_lexical.BM25_WEIGHTS
         holding_rare = {h.chunk_id for h in ranked("chunks_fts", rare, Filters(), 100_000, every)}
         deep = ranked("chunks_fts", match, Filters(), 100_000, every)
         docs = store.get_many({h.doc_id for h in deep})
@@ -345,14 +345,14 @@ def test_chunks_holding_only_common_words_do_not_match_an_or_with_rare_ones(
     words = QUERIES[-1]
     counts, _ = store.term_counts(words)
     commonest = max(counts, key=lambda w: counts[w])
-    monkeypatch.setattr(sqlite_store, "_COMMON_SHARE", 0.0)
-    monkeypatch.setattr(sqlite_store, "_COMMON_WORD", counts[commonest] - 1)
+    monkeypatch.setattr(sqlite_lexical, "_COMMON_SHARE", 0.0)
+    monkeypatch.setattr(sqlite_lexical, "_COMMON_WORD", counts[commonest] - 1)
     match = " OR ".join(f'"{w}"' for w in words)
     assert store._split_common(match) == (
         " OR ".join(f'"{w}"' for w in words if w != commonest),
         f'"{commonest}"',
     )
-    every = sqlite_store.BM25_WEIGHTS
+    every = sqlite_lexical.BM25_WEIGHTS
     rare = " OR ".join(f'"{w}"' for w in words if w != commonest)
     only_common = {h.chunk_id for h in store._ranked(
         "chunks_fts", f'"{commonest}" NOT ({rare})', Filters(), 100_000, every)}  # fmt: skip
@@ -360,7 +360,7 @@ def test_chunks_holding_only_common_words_do_not_match_an_or_with_rare_ones(
     got = store.lexical(words, "OR", Filters(), 100_000)
     assert got and not {h.chunk_id for h in got} & only_common
     # every word common: a plain OR, which they match
-    monkeypatch.setattr(sqlite_store, "_COMMON_WORD", 0)
+    monkeypatch.setattr(sqlite_lexical, "_COMMON_WORD", 0)
     assert store._split_common(match) is None
     assert only_common <= {h.chunk_id for h in store.lexical(words, "OR", Filters(), 100_000)}
 
