@@ -23,7 +23,7 @@ from .predicate import (
     document,
     predicate,
 )
-from .rows import AuditRow, ChunkRow, DocumentRow, Tombstone
+from .rows import AuditRow, ChunkRow, DocumentRow, PendingChunk, Tombstone
 
 if TYPE_CHECKING:
     from .interface import SqlStore
@@ -407,6 +407,15 @@ class DocumentQueries:
                 for c in chunks
             ],
         )
+
+    def pending_of(self: SqlStore, doc_id: int) -> list[PendingChunk]:
+        """One document's chunks that have no vector yet."""
+        rows = self._rows(
+            "SELECT id, doc_id, title, heading, body, symbol FROM chunks WHERE doc_id = ? "
+            "AND embedded = 0 ORDER BY seq",
+            (doc_id,),
+        )
+        return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
     def chunks_of(self: SqlStore, doc_id: int) -> list[tuple[int, ChunkRow]]:
         rows = self._rows(

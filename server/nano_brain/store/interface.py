@@ -108,14 +108,15 @@ class MemoryStore(Protocol):
         updated_at: float,
         recorded_at: float,
         valid_from: float,
-        version: int = 1,
-        status: str = "active",
-        author: str = "cli",
-        access_count: int = 0,
-        last_accessed_at: float | None = None,
-        pinned: bool = False,
-        thread: str | None = None,
-        thread_seq: int | None = None,
+        # the defaults are the implementation's (`documents.DocumentQueries.insert_document`)
+        version: int = ...,
+        status: str = ...,
+        author: str = ...,
+        access_count: int = ...,
+        last_accessed_at: float | None = ...,
+        pinned: bool = ...,
+        thread: str | None = ...,
+        thread_seq: int | None = ...,
     ) -> int: ...
     def update_metadata(self, doc_id: int, metadata: dict[str, Any]) -> None: ...
     def close_version(self, doc_id: int, at: float) -> None: ...

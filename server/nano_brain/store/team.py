@@ -1,34 +1,25 @@
-"""Team mode: the workspace's shared name, the person writing, and `TeamStore`, which puts
-a team's PostgreSQL store (what people write) and the clone's local store (the code index)
-behind one interface.
-
-Every clone of a repository must find the same workspace in the team's database, and the
-folder's path (the local store's id) differs from machine to machine: the name comes from
-`storage.workspace`, else the repository's `origin` remote (normalised: no scheme, user or
-`.git`), else the local id. The person comes from `user.name`, else git's `user.name`, else
-the login name.
+"""Team mode: `TeamStore`, which puts a team's PostgreSQL store (what people write) and the
+clone's local store (the code index) behind one interface. The workspace's shared name and
+the person writing are `identity`'s (re-exported here).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import getpass
-import re
-import subprocess
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..filters import Filters
 from . import _readers
 from .anchors import with_commits
+from .delegation import PER_CLONE, Route, RouteByDoc, RouteByUid, RouteInsert, Target
+from .identity import normalise_remote, person, team_workspace
+from .postgres.store import PostgresStore
 from .rows import (
     BM25_WEIGHTS,
-    AnchorRow,
     AnchorView,
-    AuditRow,
     ChunkRow,
     DocumentRow,
     FileWeight,
@@ -36,72 +27,20 @@ from .rows import (
     LexicalKind,
     Operator,
     PendingChunk,
-    ProposalRow,
     Tombstone,
     merge_hits,
 )
 from .spaces import Space
 from .sqlite.code import CodeStore
+from .sqlite.store import SqliteStore
 
 if TYPE_CHECKING:
-    from .postgres.store import PostgresStore
-    from .routes import RouteRecord, StoredFact
-    from .sqlite.store import SqliteStore
-
-_SCP_LIKE = re.compile(r"^(?:[^@/]+@)?([^:/]+):(.+)$")
-#: Document kinds kept with the clone (`TeamStore.local`), not in the team's store.
-_PER_CLONE = frozenset({"code", "commit"})
+    import numpy as np
 
 
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    value = out.stdout.strip()
-    return value if out.returncode == 0 and value else None
-
-
-def normalise_remote(url: str) -> str:
-    """``git@github.com:org/repo.git`` and ``https://user@github.com/org/repo`` alike become
-    ``github.com/org/repo``."""
-    text = url.strip()
-    if "://" in text:
-        text = text.split("://", 1)[1]
-        text = text.split("@", 1)[1] if "@" in text.split("/", 1)[0] else text
-    else:
-        found = _SCP_LIKE.match(text)
-        if found:
-            text = f"{found.group(1)}/{found.group(2)}"
-    text = text.rstrip("/")
-    if text.endswith(".git"):
-        text = text[:-4]
-    return text.lower()
-
-
-def team_workspace(configured: str | None, root: Path, local_id: str) -> str:
-    if configured:
-        return configured
-    remote = _git(root, "config", "--get", "remote.origin.url")
-    return normalise_remote(remote) if remote else local_id
-
-
-def person(configured: str | None, root: Path) -> str:
-    if configured:
-        return configured
-    found = _git(root, "config", "--get", "user.name")
-    if found:
-        return found
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return "unknown"
+_V = TypeVar("_V")
+#: One of the two stores.
+Store = SqliteStore | PostgresStore
 
 
 class TeamStore:
@@ -117,6 +56,9 @@ class TeamStore:
     code ask both stores and merge their hits by score (both score with BM25; each vector
     space lives in one store). A transaction holds the local store's from its start and the
     team store's from its first write there, and commits both.
+
+    A capability that is one store's is routed to it by the table of `delegation.Route`s below
+    (typed by that store's own method); the rest merge what both stores answer.
     """
 
     def __init__(self, team: PostgresStore, local: SqliteStore) -> None:
@@ -131,6 +73,56 @@ class TeamStore:
         self._depth = 0
         self._stack: ExitStack | None = None
         self._team_open = False
+
+    # -- routing: which store answers ---------------------------------------------------------
+
+    # what people wrote, read from the team's store
+    schema_version = Route("team", PostgresStore.schema_version)
+    meta_get = Route("team", PostgresStore.meta_get)
+    eviction_candidates = Route("team", PostgresStore.eviction_candidates)
+    logical_size = Route("team", PostgresStore.logical_size)
+    audit_rows = Route("team", PostgresStore.audit_rows)
+    prune_audit = Route("team", PostgresStore.prune_audit)
+    proposed_clusters = Route("team", PostgresStore.proposed_clusters)
+    proposals = Route("team", PostgresStore.proposals)
+    proposal = Route("team", PostgresStore.proposal)
+    anchors_by_note = Route("team", PostgresStore.anchors_by_note)
+    anchor_rows = Route("team", PostgresStore.anchor_rows)
+    time_span = Route("team", PostgresStore.time_span)
+    timeline_buckets = Route("team", PostgresStore.timeline_buckets)
+    timeline_points = Route("team", PostgresStore.timeline_points)
+    successors_of = Route("team", PostgresStore.successors_of)
+    superseded_by_this = Route("team", PostgresStore.superseded_by_this)
+    # ... and written there, inside this transaction
+    meta_set = Route("write", PostgresStore.meta_set)
+    audit = Route("write", PostgresStore.audit)
+    add_proposal = Route("write", PostgresStore.add_proposal)
+    decide_proposal = Route("write", PostgresStore.decide_proposal)
+    add_anchor = Route("write", PostgresStore.add_anchor)
+    remove_anchor = Route("write", PostgresStore.remove_anchor)
+    # what is per clone: its code index's routes, its git history, its file's health
+    checkpoint = Route("local", SqliteStore.checkpoint)
+    replace_route_facts = Route("local", SqliteStore.replace_route_facts)
+    replace_routes = Route("local", SqliteStore.replace_routes)
+    route_fact_count = Route("local", SqliteStore.route_fact_count)
+    route_facts = Route("local", SqliteStore.route_facts)
+    list_routes = Route("local", SqliteStore.list_routes)
+    routes_of_handlers = Route("local", SqliteStore.routes_of_handlers)
+    commit_counts = Route("local", SqliteStore.commit_counts)
+    integrity_problems = Route("local", SqliteStore.integrity_problems)
+    fulltext_problems = Route("local", SqliteStore.fulltext_problems)
+    rebuild_fulltext = Route("local", SqliteStore.rebuild_fulltext)
+    # a document's rows, in the store holding it (by id: negative ids are the clone's)
+    update_metadata = RouteByDoc(SqliteStore.update_metadata)
+    close_version = RouteByDoc(SqliteStore.close_version)
+    replace_chunks = RouteByDoc(SqliteStore.replace_chunks)
+    add_tags = RouteByDoc(SqliteStore.add_tags)
+    # ... (by uid: the team's unless only the clone has it)
+    set_status = RouteByUid(SqliteStore.set_status)
+    set_pinned = RouteByUid(SqliteStore.set_pinned)
+    delete_document = RouteByUid(SqliteStore.delete_document)
+    # a new document: per-clone kinds in the clone's store, the rest in the team's
+    insert_document = RouteInsert(SqliteStore.insert_document)
 
     # -- connection and transactions ------------------------------------------------------
 
@@ -147,12 +139,6 @@ class TeamStore:
             self.team.close()
         finally:
             self.local.close()
-
-    def checkpoint(self) -> None:
-        self.local.checkpoint()
-
-    def schema_version(self) -> int:
-        return self.team.schema_version()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -200,40 +186,47 @@ class TeamStore:
     def _predicate(self, filters: Filters) -> tuple[str, list[Any]]:
         return self.team._predicate(filters)
 
-    # -- routing ------------------------------------------------------------------------------
+    def _target(self, to: Target) -> Store:
+        """The store a routed capability goes to (see `delegation.Route`)."""
+        if to == "team":
+            return self.team
+        return self.team_for_write() if to == "write" else self.local
 
-    def _by_id(self, doc_id: int) -> tuple[Any, int]:
+    def _by_id(self, doc_id: int) -> tuple[Store, int]:
+        """The store holding a document's rows, and the document's id there."""
         if doc_id < 0:
             return self.local, -doc_id
         return self.team_for_write(), doc_id
 
-    def _by_uid(self, uid: str) -> Any:
+    def _by_uid(self, uid: str) -> Store:
+        """The store holding a document: the team's, unless only the clone's has it."""
         if self.team.find_current(uid) is not None or self.local.find_current(uid) is None:
             return self.team_for_write()
         return self.local
 
-    def _stores(self, kinds: Sequence[str]) -> list[tuple[Any, int]]:
+    def _stores(self, kinds: Sequence[str]) -> list[tuple[Store, int]]:
         """(store, id sign) of the stores documents of these kinds may be in."""
-        out: list[tuple[Any, int]] = []
-        if not kinds or any(k not in _PER_CLONE for k in kinds):
+        out: list[tuple[Store, int]] = []
+        if not kinds or any(k not in PER_CLONE for k in kinds):
             out.append((self.team, 1))
         # the code index and history of this clone, when there is one: asking an empty one
         # cost a team store's search 2.5 ms (its lexical leg, feedback words and counts)
-        per_clone = not kinds or any(k in _PER_CLONE for k in kinds)
+        per_clone = not kinds or any(k in PER_CLONE for k in kinds)
         if per_clone and self.local.holds_documents():
             out.append((self.local, -1))
         return out
 
-    def _space(self, space: Space) -> tuple[Any, int]:
+    def _space(self, space: Space) -> tuple[Store, int]:
         return (self.local, -1) if space == "code" else (self.team, 1)
 
-    # -- meta -----------------------------------------------------------------------------
-
-    def meta_get(self, key: str) -> str | None:
-        return self.team.meta_get(key)
-
-    def meta_set(self, key: str, value: str) -> None:
-        self.team_for_write().meta_set(key, value)
+    def _split(
+        self, ids: Iterable[int], read: Callable[[Store, list[int]], dict[int, _V]]
+    ) -> dict[int, _V]:
+        """`read` of the team's ids and of the clone's (negative here), keyed as here."""
+        wanted = list(ids)
+        out = read(self.team, [i for i in wanted if i > 0])
+        out.update({-k: v for k, v in read(self.local, [-i for i in wanted if i < 0]).items()})
+        return out
 
     # -- documents ------------------------------------------------------------------------
 
@@ -258,16 +251,18 @@ class TeamStore:
 
     def versions(self, uid: str) -> list[DocumentRow]:
         found = self.team.versions(uid)
-        return found or [_doc(d) for d in self.local.versions(uid)]  # type: ignore[misc]
+        return found or [_own_doc(d) for d in self.local.versions(uid)]
 
     def get_many(
         self, doc_ids: Iterable[int], *, content: bool = True, as_of: float | None = None
     ) -> dict[int, DocumentRow]:
-        ids = list(doc_ids)
-        out = self.team.get_many([i for i in ids if i > 0], content=content, as_of=as_of)
-        local = self.local.get_many([-i for i in ids if i < 0], content=content, as_of=as_of)
-        out.update({-k: _doc(v) for k, v in local.items()})  # type: ignore[misc]
-        return out
+        return self._split(
+            doc_ids,
+            lambda store, ids: {
+                k: _own_doc(v, 1 if store is self.team else -1)
+                for k, v in store.get_many(ids, content=content, as_of=as_of).items()
+            },
+        )
 
     def list_documents(
         self, filters: Filters, *, limit: int = 50, offset: int = 0, order: str = "updated"
@@ -276,56 +271,27 @@ class TeamStore:
         if len(stores) == 1:
             store, sign = stores[0]
             rows = store.list_documents(filters, limit=limit, offset=offset, order=order)
-            return [_doc(r, sign) for r in rows]  # type: ignore[misc]
-        rows = [
-            _doc(r, sign)
+            return [_own_doc(r, sign) for r in rows]
+        found = [
+            _own_doc(r, sign)
             for store, sign in stores
             for r in store.list_documents(filters, limit=limit + offset, order=order)
         ]
-        key = {
+        key: dict[str, Callable[[DocumentRow], tuple[float, ...]]] = {
             "updated": lambda d: (d.updated_at, d.id),
             "created": lambda d: (d.created_at, d.id),
             "accessed": lambda d: (d.access_count, d.last_accessed_at or 0.0, d.id),
-        }[order]
-        found = [r for r in rows if r is not None]
-        found.sort(key=key, reverse=True)
+        }
+        found.sort(key=key[order], reverse=True)
         return found[offset : offset + limit]
-
-    def insert_document(self, **fields: Any) -> int:
-        if fields.get("kind") in _PER_CLONE:
-            return -self.local.insert_document(**fields)
-        return self.team_for_write().insert_document(**fields)
-
-    def update_metadata(self, doc_id: int, metadata: dict[str, Any]) -> None:
-        store, own = self._by_id(doc_id)
-        store.update_metadata(own, metadata)
-
-    def close_version(self, doc_id: int, at: float) -> None:
-        store, own = self._by_id(doc_id)
-        store.close_version(own, at)
-
-    def set_status(
-        self, uid: str, status: str, at: float, *, actor: str, superseded_by: str | None = None
-    ) -> None:
-        self._by_uid(uid).set_status(uid, status, at, actor=actor, superseded_by=superseded_by)
-
-    def set_pinned(self, uid: str, pinned: bool) -> None:
-        self._by_uid(uid).set_pinned(uid, pinned)
 
     def track_access(self, uids: Sequence[str], at: float) -> None:
         self.team.track_access(uids, at)
         self.local.track_access(uids, at)
 
-    def delete_document(self, uid: str) -> None:
-        self._by_uid(uid).delete_document(uid)
-
     def copy_tags(self, from_doc: int, to_doc: int) -> None:
         store, own = self._by_id(to_doc)
         store.copy_tags(abs(from_doc), own)
-
-    def add_tags(self, doc_id: int, tags: Iterable[str]) -> None:
-        store, own = self._by_id(doc_id)
-        store.add_tags(own, tags)
 
     def tags(self, filters: Filters) -> list[tuple[str, int]]:
         counts: dict[str, int] = {}
@@ -333,12 +299,6 @@ class TeamStore:
             for tag, n in store.tags(filters):
                 counts[tag] = counts.get(tag, 0) + n
         return sorted(counts.items(), key=lambda t: (-t[1], t[0]))
-
-    def eviction_candidates(self, **options: Any) -> list[DocumentRow]:
-        return self.team.eviction_candidates(**options)
-
-    def logical_size(self) -> int:
-        return self.team.logical_size()
 
     def file_size(self) -> int:
         return self.team.logical_size() + self.local.file_size()
@@ -357,14 +317,10 @@ class TeamStore:
         return merged
 
     def count_documents(self, filters: Filters, cap: int) -> int:
-        counted = sum(int(s.count_documents(filters, cap)) for s, _ in self._stores(filters.kinds))
+        counted = sum(s.count_documents(filters, cap) for s, _ in self._stores(filters.kinds))
         return min(cap, counted)
 
     # -- chunks ---------------------------------------------------------------------------------
-
-    def replace_chunks(self, doc_id: int, chunks: Sequence[ChunkRow]) -> None:
-        store, own = self._by_id(doc_id)
-        store.replace_chunks(own, chunks)
 
     def chunks_of(self, doc_id: int) -> list[tuple[int, ChunkRow]]:
         store, own = self._by_id(doc_id)
@@ -372,29 +328,28 @@ class TeamStore:
         return [(sign * i, c) for i, c in store.chunks_of(own)]
 
     def chunk_texts(self, chunk_ids: Iterable[int]) -> dict[int, tuple[str, int, int]]:
-        ids = list(chunk_ids)
-        out = self.team.chunk_texts([i for i in ids if i > 0])
-        out.update({-k: v for k, v in self.local.chunk_texts([-i for i in ids if i < 0]).items()})
-        return out
+        return self._split(chunk_ids, lambda store, ids: store.chunk_texts(ids))
 
     def first_chunks(self, doc_ids: Sequence[int]) -> dict[int, int]:
-        out = self.team.first_chunks([i for i in doc_ids if i > 0])
-        local = self.local.first_chunks([-i for i in doc_ids if i < 0])
-        out.update({-k: -v for k, v in local.items()})
-        return out
+        return self._split(
+            doc_ids,
+            lambda store, ids: {
+                k: v if store is self.team else -v for k, v in store.first_chunks(ids).items()
+            },
+        )
 
     def chunk_texts_of_first(self, doc_ids: Sequence[int]) -> dict[int, str]:
-        out = self.team.chunk_texts_of_first([i for i in doc_ids if i > 0])
-        local = self.local.chunk_texts_of_first([-i for i in doc_ids if i < 0])
-        out.update({-k: v for k, v in local.items()})
-        return out
+        return self._split(doc_ids, lambda store, ids: store.chunk_texts_of_first(ids))
+
+    def note_texts(self, doc_ids: Sequence[int]) -> dict[int, str]:
+        return self._split(doc_ids, lambda store, ids: store.note_texts(ids))
 
     def thread_neighbours(
         self, doc_ids: Sequence[int], filters: Filters, window: int
     ) -> list[tuple[int, int, int]]:
         return self.team.thread_neighbours([i for i in doc_ids if i > 0], filters, window)
 
-    # -- tombstones and the audit log ---------------------------------------------------------
+    # -- tombstones ---------------------------------------------------------------------------
 
     def add_tombstone(
         self, source: str, uid: str | None, title: str | None, at: float, actor: str
@@ -413,15 +368,6 @@ class TeamStore:
     def tombstones(self) -> list[Tombstone]:
         both = self.team.tombstones() + self.local.tombstones()
         return sorted(both, key=lambda t: t.created_at, reverse=True)
-
-    def audit(self, **fields: Any) -> None:
-        self.team_for_write().audit(**fields)
-
-    def audit_rows(self, *, uid: str | None = None, limit: int = 50) -> list[AuditRow]:
-        return self.team.audit_rows(uid=uid, limit=limit)
-
-    def prune_audit(self, before: float, **options: Any) -> int:
-        return self.team.prune_audit(before, **options)
 
     # -- search legs ------------------------------------------------------------------------------
 
@@ -468,14 +414,16 @@ class TeamStore:
         local, more = self.local.term_counts(words)
         return {w: n + local.get(w, 0) for w, n in counts.items()}, total + more
 
-    # -- vectors ------------------------------------------------------------------------------
+    # -- vectors: each space in one store -------------------------------------------------------
 
     def vector_model(self, space: Space = "text") -> tuple[str, int] | None:
-        model: tuple[str, int] | None = self._space(space)[0].vector_model(space)
-        return model
+        return self._space(space)[0].vector_model(space)
 
-    def reset_vectors(self, model: str, dim: int, *, space: Space = "text", **options: Any) -> None:
-        self._space(space)[0].reset_vectors(model, dim, space=space, **options)
+    def reset_vectors(
+        self, model: str, dim: int, *, space: Space = "text", only_if_absent: bool = False
+    ) -> None:
+        store = self._space(space)[0]
+        store.reset_vectors(model, dim, space=space, only_if_absent=only_if_absent)
 
     def pending_chunks(self, limit: int, space: Space = "text") -> list[PendingChunk]:
         store, sign = self._space(space)
@@ -484,46 +432,50 @@ class TeamStore:
     def pending_count(self, space: Space | None = None) -> int:
         if space is None:
             return self.team.pending_count("text") + self.local.pending_count("code")
-        return int(self._space(space)[0].pending_count(space))
+        return self._space(space)[0].pending_count(space)
 
     def pending_of(self, doc_id: int) -> list[PendingChunk]:
         store, own = self._by_id(doc_id)
-        sign = -1 if doc_id < 0 else 1
-        return [_pending(p, sign) for p in store.pending_of(own)]
+        return [_pending(p, -1 if doc_id < 0 else 1) for p in store.pending_of(own)]
 
     def copy_vectors(self, from_doc: int, to_doc: int) -> int:
         store, own = self._by_id(to_doc)
-        return int(store.copy_vectors(abs(from_doc), own))
+        return store.copy_vectors(abs(from_doc), own)
 
-    def store_vectors(self, items: Sequence[tuple[int, int, Any]], *, space: Space = "text") -> int:
+    def store_vectors(
+        self, items: Sequence[tuple[int, int, np.ndarray]], *, space: Space = "text"
+    ) -> int:
         team = [(c, d, v) for c, d, v in items if d > 0]
         local = [(-c, -d, v) for c, d, v in items if d < 0]
         stored = self.team.store_vectors(team, space=space) if team else 0
         return stored + (self.local.store_vectors(local, space=space) if local else 0)
 
-    def knn(self, query: Any, k: int, *, space: Space = "text", filters: Filters) -> list[Any]:
+    def knn(
+        self, query: np.ndarray, k: int, *, space: Space = "text", filters: Filters
+    ) -> list[tuple[int, float]]:
         store, sign = self._space(space)
         return [(sign * c, d) for c, d in store.knn(query, k, space=space, filters=filters)]
 
-    def vectors(self, chunk_ids: Sequence[int], filters: Filters) -> tuple[Any, Any, Any]:
+    def vectors(
+        self, chunk_ids: Sequence[int], filters: Filters
+    ) -> tuple[list[int], list[int], np.ndarray]:
         local = [-c for c in chunk_ids if c < 0]
         team = [c for c in chunk_ids if c > 0]
         if local and not team:
-            ids, docs, matrix = self.local.vectors(local, filters)
-            return [-i for i in ids], [-d for d in docs], matrix
+            return _signed(self.local.vectors(local, filters), -1)
         return self.team.vectors(team, filters)
 
-    def filtered_vectors(self, filters: Filters, limit: int, *, space: Space = "text") -> Any:
+    def filtered_vectors(
+        self, filters: Filters, limit: int, *, space: Space = "text"
+    ) -> tuple[list[int], list[int], np.ndarray]:
         store, sign = self._space(space)
-        ids, docs, matrix = store.filtered_vectors(filters, limit, space=space)
-        return [sign * i for i in ids], [sign * d for d in docs], matrix
+        return _signed(store.filtered_vectors(filters, limit, space=space), sign)
 
     def nearest_vectors(
-        self, query: Any, filters: Filters, k: int, *, space: Space = "text", cap: int
-    ) -> Any:
+        self, query: np.ndarray, filters: Filters, k: int, *, space: Space = "text", cap: int
+    ) -> tuple[list[int], list[int], np.ndarray]:
         store, sign = self._space(space)
-        ids, docs, matrix = store.nearest_vectors(query, filters, k, space=space, cap=cap)
-        return [sign * i for i in ids], [sign * d for d in docs], matrix
+        return _signed(store.nearest_vectors(query, filters, k, space=space, cap=cap), sign)
 
     def vector_counts(self) -> dict[str, Any]:
         return {
@@ -531,94 +483,10 @@ class TeamStore:
             "code": self.local.vector_counts()["code"],
         }
 
-    def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, Any]:
-        out = self.team.vectors_by_chunk([c for c in chunk_ids if c > 0])
-        out.update(
-            {
-                -k: v
-                for k, v in self.local.vectors_by_chunk([-c for c in chunk_ids if c < 0]).items()
-            }
-        )
-        return out
+    def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        return self._split(chunk_ids, lambda store, ids: store.vectors_by_chunk(ids))
 
-    # -- routes (the code index's: local) and consolidation (about notes: the team's) ----------
-
-    def replace_route_facts(self, path: str, facts: Sequence[Any]) -> None:
-        self.local.replace_route_facts(path, facts)
-
-    def replace_routes(self, routes: Sequence[Any]) -> None:
-        self.local.replace_routes(routes)
-
-    def route_fact_count(self) -> int:
-        return self.local.route_fact_count()
-
-    def route_facts(self) -> list[StoredFact]:
-        return self.local.route_facts()
-
-    def list_routes(self, **options: Any) -> list[RouteRecord]:
-        return self.local.list_routes(**options)
-
-    def routes_of_handlers(self, handlers: Sequence[str]) -> list[RouteRecord]:
-        return self.local.routes_of_handlers(handlers)
-
-    def add_proposal(self, **fields: Any) -> int | None:
-        return self.team_for_write().add_proposal(**fields)
-
-    def proposed_clusters(self) -> set[str]:
-        return self.team.proposed_clusters()
-
-    def proposals(
-        self, *, statuses: Sequence[str] = ("pending",), limit: int = 1000
-    ) -> list[ProposalRow]:
-        return self.team.proposals(statuses=statuses, limit=limit)
-
-    def proposal(self, proposal_id: int) -> ProposalRow | None:
-        return self.team.proposal(proposal_id)
-
-    def decide_proposal(self, proposal_id: int, status: str, **fields: Any) -> None:
-        self.team_for_write().decide_proposal(proposal_id, status, **fields)
-
-    def note_texts(self, doc_ids: Sequence[int]) -> dict[int, str]:
-        out = self.team.note_texts([i for i in doc_ids if i > 0])
-        local = self.local.note_texts([-i for i in doc_ids if i < 0])
-        out.update({-k: v for k, v in local.items()})
-        return out
-
-    def anchors_by_note(self) -> dict[str, set[str]]:
-        return self.team.anchors_by_note()
-
-    # -- anchors: with the notes (the team's), their symbols in this clone's code index ------
-
-    def add_anchor(
-        self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
-    ) -> None:
-        self.team_for_write().add_anchor(doc_uid, path, qualified_name, sha256, now)
-
-    def remove_anchor(self, doc_uid: str, qualified_name: str) -> bool:
-        return self.team_for_write().remove_anchor(doc_uid, qualified_name)
-
-    def anchor_rows(self, **options: Any) -> list[AnchorRow]:
-        return self.team.anchor_rows(**options)
-
-    # -- views and health ----------------------------------------------------------------------
-
-    def time_span(self, filters: Filters) -> tuple[float, float] | None:
-        return self.team.time_span(filters)
-
-    def timeline_buckets(self, filters: Filters, origin: float, width: float) -> list[Any]:
-        return self.team.timeline_buckets(filters, origin, width)
-
-    def timeline_points(self, filters: Filters, limit: int) -> list[Any]:
-        return self.team.timeline_points(filters, limit)
-
-    def successors_of(self, uids: list[str]) -> dict[str, tuple[str, str]]:
-        return self.team.successors_of(uids)
-
-    def superseded_by_this(self, uid: str) -> list[tuple[str, str, str]]:
-        return self.team.superseded_by_this(uid)
-
-    def commit_counts(self) -> dict[str, int]:
-        return self.local.commit_counts()  # the history is this clone's
+    # -- anchors (the team's) with their symbols (this clone's), and health --------------------
 
     def anchor_weights(self, visible: Filters) -> list[FileWeight]:
         """Per file: visible notes anchored in it (team store), stale by this clone's code."""
@@ -656,15 +524,6 @@ class TeamStore:
         out.sort(key=lambda v: (v.path, v.start_line or 0, v.qualified_name))
         return out[:limit]
 
-    def integrity_problems(self, limit: int = 10) -> list[str]:
-        return self.local.integrity_problems(limit)
-
-    def fulltext_problems(self) -> dict[str, str]:
-        return self.local.fulltext_problems()
-
-    def rebuild_fulltext(self) -> None:
-        self.local.rebuild_fulltext()
-
     def integrity_orphans(self) -> dict[str, int]:
         a, b = self.team.integrity_orphans(), self.local.integrity_orphans()
         return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
@@ -676,7 +535,23 @@ def _doc(row: DocumentRow | None, sign: int = -1) -> DocumentRow | None:
     return dataclasses.replace(row, id=-row.id)
 
 
+def _own_doc(row: DocumentRow, sign: int = -1) -> DocumentRow:
+    """A row of the store `sign` names, with its id as this store names it."""
+    return row if sign > 0 else dataclasses.replace(row, id=-row.id)
+
+
 def _pending(chunk: PendingChunk, sign: int) -> PendingChunk:
     if sign > 0:
         return chunk
     return dataclasses.replace(chunk, id=-chunk.id, doc_id=-chunk.doc_id)
+
+
+def _signed(
+    found: tuple[list[int], list[int], np.ndarray], sign: int
+) -> tuple[list[int], list[int], np.ndarray]:
+    """Chunk and document ids of vectors one store found, as this store names them."""
+    ids, docs, matrix = found
+    return [sign * i for i in ids], [sign * d for d in docs], matrix
+
+
+__all__ = ["TeamStore", "normalise_remote", "person", "team_workspace"]

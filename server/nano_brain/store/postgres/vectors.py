@@ -125,14 +125,6 @@ class PostgresVectors(VectorModels):
             )[0][0]
         )
 
-    def pending_of(self: PostgresStore, doc_id: int) -> list[PendingChunk]:
-        rows = self._rows(
-            "SELECT id, doc_id, title, heading, body, symbol FROM chunks WHERE doc_id = ? "
-            "AND embedded = 0 ORDER BY seq",
-            (doc_id,),
-        )
-        return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
-
     def copy_vectors(self: PostgresStore, from_doc: int, to_doc: int) -> int:
         """Give a new version's chunks the vectors of identical chunks of the version before."""
         with self.transaction():
