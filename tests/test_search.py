@@ -13,7 +13,8 @@ import pytest
 from nano_brain import Brain, Filters, InvalidInputError, NanoBrainError, SearchRequest
 from nano_brain.config import load_config
 from nano_brain.embedding import EmbeddingProvider
-from nano_brain.search import _code_query, validate_request
+from nano_brain.search import validate_request
+from nano_brain.search.words import code_query
 
 DAY = 86400.0
 
@@ -373,7 +374,7 @@ def test_bad_requests_are_clear_errors(kwargs: dict, message: str) -> None:
 
 
 def test_code_queries_drop_language_names_only_when_other_words_remain() -> None:
-    assert _code_query("python read a csv file") == "read a csv file"
-    assert _code_query("How to sort a dict in Python3?") == "How to sort a dict in"
-    assert _code_query("python") == "python"  # nothing else to search for
-    assert _code_query("go to definition") == "go to definition"
+    assert code_query("python read a csv file") == "read a csv file"
+    assert code_query("How to sort a dict in Python3?") == "How to sort a dict in"
+    assert code_query("python") == "python"  # nothing else to search for
+    assert code_query("go to definition") == "go to definition"

@@ -71,7 +71,7 @@ def test_readers_count_too(brain: Brain) -> None:
 def test_feedback_words_held_by_too_many_chunks_are_not_used(
     brain: Brain, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from nano_brain import search
+    from nano_brain.search import lexical as search
 
     store = brain.store
     pipeline = SearchPipeline(store, brain.config, brain)

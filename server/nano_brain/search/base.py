@@ -1,0 +1,57 @@
+"""What every part of the search pipeline shares: its store and settings, the legs' and
+candidates' shapes, and what it needs of the Brain (`VectorAccess`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Config
+from ..embedding import EmbeddingProvider
+from ..store import DocumentRow, Hit
+from ..store.interface import MemoryStore
+from ..store.spaces import Space
+
+#: What a vector leg reports: (leg name, status, hits or None when it could not run).
+Leg = tuple[str, str, "list[Hit] | None"]
+Legs = tuple[list[Leg], list[Leg]]
+# an embedding space, its leg, and its provider or why there is none
+SpaceLeg = tuple[Space, str, "EmbeddingProvider | None", str]
+
+
+class VectorAccess:
+    """What the pipeline needs from the Brain: a ready provider, or the reason there is none."""
+
+    def provider(
+        self, space: Space = "text"
+    ) -> tuple[EmbeddingProvider | None, str]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass(slots=True)
+class Candidate:
+    doc_id: int
+    chunk_id: int
+    ranks: dict[str, int] = field(default_factory=dict)
+    raw: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Scored:
+    """A candidate with its document, score and the parts of the score (for explain)."""
+
+    cand: Candidate
+    doc: DocumentRow
+    score: float
+    explain: dict[str, Any]
+
+
+class PipelineBase:
+    """The pipeline's state, read by each part (legs, scoring) it is made of."""
+
+    def __init__(self, store: MemoryStore, config: Config, vectors: VectorAccess) -> None:
+        self._store = store
+        self._config = config.search
+        self._decay = config.decay
+        self._history_weight = config.history.search_weight
+        self._vectors = vectors
