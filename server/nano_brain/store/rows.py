@@ -96,6 +96,13 @@ def merge_hits(first: list[Hit], more: list[Hit], limit: int) -> list[Hit]:
     return (first + [h for h in more if h.chunk_id not in seen])[:limit]
 
 
+def every_then_any(every: list[Hit], anyone: list[Hit], limit: int) -> tuple[list[Hit], int]:
+    """`MemoryStore.lexical_terms`'s answer from the hits holding every term and those
+    holding any, each best first: at most `limit` in all, every term's first; and how many
+    lead holding every term."""
+    return merge_hits(every[:limit], anyone, limit), min(len(every), limit)
+
+
 @dataclass(frozen=True, slots=True)
 class PendingChunk:
     id: int

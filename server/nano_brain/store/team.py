@@ -28,7 +28,7 @@ from .rows import (
     Operator,
     PendingChunk,
     Tombstone,
-    merge_hits,
+    every_then_any,
 )
 from .spaces import Space
 from .sqlite.code import CodeStore
@@ -405,7 +405,7 @@ class TeamStore:
             anyone += signed[n:]
         every.sort(key=lambda h: h.score)
         anyone.sort(key=lambda h: h.score)
-        return merge_hits(every[:limit], anyone, limit), min(len(every), limit)
+        return every_then_any(every, anyone, limit)
 
     def term_counts(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
         counts, total = self.team.term_counts(words)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...filters import Filters
 from ...stems import stem
 from ..predicate import time_bounds
-from ..rows import BM25_WEIGHTS, Hit, LexicalKind, Operator, merge_hits
+from ..rows import BM25_WEIGHTS, Hit, LexicalKind, Operator, every_then_any
 from .migrations import FULLTEXT_TABLES
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ class FullTextSearch:
         if len(every) >= limit or len(terms) < 2:
             return every, len(every)
         anyone = self.lexical(terms, "OR", filters, limit, weights)
-        return merge_hits(every, anyone, limit), len(every)
+        return every_then_any(every, anyone, limit)
 
     def term_counts(self: Store, words: Sequence[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each word (as the lexical index stems it), and about how

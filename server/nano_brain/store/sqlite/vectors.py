@@ -88,7 +88,7 @@ class VectorStore(VectorModels):
         """Migration 7: one k-NN index per space, partitioned by kind and collection, with
         times as metadata. Code vectors keep the model that made them (the text model until
         now); the Brain re-embeds them when another code model is configured. Also adds the
-        documents' thread columns (see migrations._V8)."""
+        documents' thread columns (see early_migrations._V8)."""
         columns = {r[1] for r in self._rows("PRAGMA table_info(documents)")}
         for column, kind in (("thread", "TEXT"), ("thread_seq", "INTEGER")):
             if column not in columns:
