@@ -5,10 +5,13 @@ Module map (docs/architecture.md: the layers, and where the two dialects differ)
 - `interface`: `MemoryStore`, what the rest of nano-brain calls.
 - `rows`: the rows it hands back. `spaces`: embedding spaces and k-NN keys.
 - `predicate`: the one predicate builder (filters -> SQL), spelled per dialect.
-- `documents`, `views`: the SQL both dialects share (portable statements).
+- `documents`, `views`, `anchors`, `consolidation`: the SQL both dialects share (portable
+  statements); `history`: the git history's tables.
 - `sqlite/`: the SQLite dialect (the default: one file per workspace) and the code index.
-- `postgres/`: the PostgreSQL dialect (a team's shared store). `team`: its workspace name
-  and the person writing.
+- `postgres/`: the PostgreSQL dialect (a team's shared store). `team`: `TeamStore`, the team's
+  store and the clone's behind one interface, routing by `delegation`; `identity`: the
+  team workspace's name and the person writing.
+- `transfer`: copying memory between stores; `admin`: `nano-brain store init|migrate`.
 - `code`: the code index's rows; its store is `sqlite.code.CodeStore`.
 """
 
