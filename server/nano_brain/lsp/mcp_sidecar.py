@@ -17,20 +17,15 @@ from pathlib import Path
 import uvicorn
 
 from ..brain import Brain
-from ..mcp.security import load_or_create_token
-from ..mcp.statefiles import (
+from ..mcp.transports import MCP_PATH, build_http_app
+from ..serving.http import listener_url, open_listener, serve_announced, uvicorn_server
+from ..serving.security import load_or_create_token
+from ..serving.statefiles import (
     Endpoint,
     remove_endpoint,
     token_path,
     workspace_state_dir,
     write_endpoint,
-)
-from ..mcp.transports import (
-    build_http_app,
-    listener_url,
-    open_listener,
-    serve_announced,
-    uvicorn_server,
 )
 
 log = logging.getLogger(__name__)
@@ -60,7 +55,7 @@ class McpSidecar:
                 socket_path = None
         sock = open_listener("127.0.0.1", self.port, socket_path)
         endpoint = self.endpoint = Endpoint(
-            url=listener_url(sock, socket_path),
+            url=listener_url(sock, socket_path, MCP_PATH),
             socket=str(socket_path) if socket_path else None,
             auth=True,
             token_file=str(token_path(wid)),

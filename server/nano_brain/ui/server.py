@@ -11,21 +11,21 @@ import asyncio
 import json
 import logging
 import os
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..brain import Brain
 from ..errors import InvalidInputError
-from ..mcp.security import check_bind
-from ..mcp.statefiles import read_private, workspace_state_dir, write_private
-from ..mcp.transports import (
-    _absorb_resent_signals,
+from ..serving.http import (
+    absorb_resent_signals,
+    listener_url,
     open_listener,
     serve_announced,
     uvicorn_server,
 )
+from ..serving.security import check_bind
+from ..serving.statefiles import read_private, workspace_state_dir, write_private
 from .app import build_app
 from .session import PageSessions
 
@@ -95,9 +95,7 @@ def serve_ui(
     check_bind(host, auth=True, allow_remote=False)
     sessions = PageSessions()
     sock = open_listener(host, port, None)
-    bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    url = f"http://{shown}:{bound_port}/"
+    url = listener_url(sock, None, "/")
     endpoint = UiEndpoint(url, f"{url}#code={sessions.mint()}", os.getpid(), str(brain.root))
     server = uvicorn_server(build_app(brain, token=token, sessions=sessions))
     path = endpoint_path(brain.workspace_id)
@@ -109,12 +107,10 @@ def serve_ui(
         if on_ready is not None:
             on_ready(endpoint)
 
-    previous = _absorb_resent_signals()
     try:
-        asyncio.run(serve_announced(server, sock, started))
+        with absorb_resent_signals():
+            asyncio.run(serve_announced(server, sock, started))
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
         sock.close()
         _remove_own_endpoint(path)
 

@@ -1,9 +1,10 @@
-"""The private files of a workspace's MCP servers: the bearer token and the endpoint file.
+"""The private files of a workspace's servers: the bearer token and the endpoint files.
 
-Both live in `<XDG state>/nano-brain/workspaces/<id>/`, a 0700 folder, as 0600 files. Every
+They live in `<XDG state>/nano-brain/workspaces/<id>/`, a 0700 folder, as 0600 files. Every
 write is atomic (a fresh temporary file, then a rename) so a reader never sees half a file;
 no open follows a symlink, so a link planted in the folder cannot redirect a write or leak a
-read; every read is bounded. `nano-brain serve` and the editor sidecar both go through here.
+read; every read is bounded. `nano-brain serve`, the editor sidecar and `nano-brain ui` all
+go through here.
 """
 
 from __future__ import annotations
