@@ -38,8 +38,8 @@ from ..codeindex import IndexReport, Symbol
 from ..errors import NanoBrainError
 from . import commands as cmd
 from . import features
-from .mcp_sidecar import McpSidecar
 from .options import InitializationOptions, parse_options
+from .sidecars import SidecarFactory, Sidecars
 from .text import parse_buffer, uri_to_path
 from .watch import PathRules, Watchers, client_globs
 from .workspaces import Folder, Folders
@@ -63,11 +63,11 @@ OPEN_WAIT_S = 60.0
 class NanoBrainServer(LanguageServer):
     """Typed server state; see the module docstring for the threading rules."""
 
-    def __init__(self) -> None:
+    def __init__(self, mcp_sidecar: SidecarFactory | None = None) -> None:
         super().__init__("nano-brain", __version__, max_workers=4)
         self.options = InitializationOptions()
         self.folders = Folders()
-        self.sidecars: dict[Path, McpSidecar] = {}
+        self.sidecars = Sidecars(mcp_sidecar, self.log_to_client)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.indexer = ThreadPoolExecutor(1, thread_name_prefix="nano-brain-index")
         self._buffers: dict[str, tuple[int | None, Folder, str, list[str], list[Symbol]]] = {}
@@ -224,31 +224,15 @@ class NanoBrainServer(LanguageServer):
         else:
             folder.indexed_once.set()
         if self.options.mcp.transport != "off":
-            self.indexer.submit(self._start_mcp, folder)
+            self.indexer.submit(self.sidecars.start, folder, self.options.mcp)
 
     def close_folder(self, root: Path) -> None:
         folder = self.folders.close(root)
         if folder is None:
             return
         self.watchers.unwatch(folder.root)
-        sidecar = self.sidecars.pop(folder.root, None)
-        if sidecar is not None:
-            sidecar.stop()
+        self.sidecars.stop(folder.root)
         self.indexer.submit(folder.close)  # after any index pass queued before it
-
-    def _start_mcp(self, folder: Folder) -> None:
-        try:
-            sidecar = McpSidecar(
-                folder.brain, transport=self.options.mcp.transport, port=self.options.mcp.port
-            )
-            endpoint = sidecar.start()
-        except Exception as exc:  # agents lose MCP; the editor keeps working
-            self.log_to_client(lsp.MessageType.Warning, f"MCP for {folder.root} not started: {exc}")
-            return
-        self.sidecars[folder.root] = sidecar
-        self.log_to_client(
-            lsp.MessageType.Info, f"MCP for {folder.root} on {endpoint.socket or endpoint.url}"
-        )
 
     def schedule_index(
         self, folder: Folder, *, delay: float | None = None, paths: Iterable[str] | None = ()
@@ -441,9 +425,7 @@ class NanoBrainServer(LanguageServer):
         self.watchers.stop()
         for pending in list(self._timers.values()):
             pending.timer.cancel()
-        for sidecar in list(self.sidecars.values()):
-            sidecar.stop()
-        self.sidecars.clear()
+        self.sidecars.stop_all()
         self.indexer.shutdown(wait=False, cancel_futures=True)
 
 
@@ -544,9 +526,10 @@ class _ClientLogHandler(logging.Handler):
             pass
 
 
-def build_server() -> NanoBrainServer:
-    """A fresh server with every feature registered (one per process or per test)."""
-    server = NanoBrainServer()
+def build_server(mcp_sidecar: SidecarFactory | None = None) -> NanoBrainServer:
+    """A fresh server with every feature registered (one per process or per test);
+    `mcp_sidecar` builds each folder's MCP server for agents (none without it)."""
+    server = NanoBrainServer(mcp_sidecar)
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: NanoBrainServer, params: lsp.InitializeParams) -> None:
@@ -713,11 +696,7 @@ def build_server() -> NanoBrainServer:
                     },
                     "counts": f.index.counts(),
                     "last_pass": _pass_summary(f.last_report),
-                    "mcp": (
-                        s.endpoint.socket or s.endpoint.url
-                        if (s := ls.sidecars.get(f.root)) and s.endpoint
-                        else None
-                    ),
+                    "mcp": ls.sidecars.where(f.root),
                 }
                 for f in ls.folders.all()
             ]
