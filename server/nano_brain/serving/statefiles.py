@@ -31,9 +31,11 @@ __all__ = [
     "Endpoint",
     "create_private_once",
     "endpoint_path",
+    "is_running",
     "read_endpoint",
     "read_private",
     "remove_endpoint",
+    "remove_own",
     "token_path",
     "workspace_state_dir",
     "write_endpoint",
@@ -83,18 +85,27 @@ def read_endpoint(workspace_id: str) -> Endpoint | None:
     except (OSError, ValueError, InvalidInputError):
         return None
     endpoint = _endpoint_of(data)
-    if endpoint is None:
-        return None
-    try:
-        os.kill(endpoint.pid, 0)
-    except OSError:
+    if endpoint is None or not is_running(endpoint.pid):
         return None
     return endpoint
 
 
+def is_running(pid: int) -> bool:
+    """True while process ``pid`` (the writer of an endpoint file) is alive."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
 def remove_endpoint(workspace_id: str) -> None:
     """Remove the endpoint file if this process wrote it (a newer server may own it now)."""
-    path = endpoint_path(workspace_id)
+    remove_own(endpoint_path(workspace_id))
+
+
+def remove_own(path: Path) -> None:
+    """Remove the endpoint file at ``path`` if this process wrote it (its ``pid`` is ours)."""
     try:
         data = json.loads(read_private(path))
     except (OSError, ValueError, InvalidInputError):

@@ -25,7 +25,13 @@ from ..serving.http import (
     uvicorn_server,
 )
 from ..serving.security import check_bind
-from ..serving.statefiles import read_private, workspace_state_dir, write_private
+from ..serving.statefiles import (
+    is_running,
+    read_private,
+    remove_own,
+    workspace_state_dir,
+    write_private,
+)
 from .app import build_app
 from .session import PageSessions
 
@@ -61,11 +67,7 @@ def read_running(workspace_id: str) -> tuple[str, int] | None:
         return None
     if not url.startswith("http://127.0.0.1:") and not url.startswith("http://[::1]:"):
         return None  # only ever a loopback address of our own making
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return None
-    return url, pid
+    return (url, pid) if is_running(pid) else None
 
 
 def fresh_link(url: str, token: str) -> str | None:
@@ -112,13 +114,4 @@ def serve_ui(
             asyncio.run(serve_announced(server, sock, started))
     finally:
         sock.close()
-        _remove_own_endpoint(path)
-
-
-def _remove_own_endpoint(path: Path) -> None:
-    try:
-        data = json.loads(read_private(path))
-    except (OSError, ValueError, InvalidInputError):
-        return
-    if isinstance(data, dict) and data.get("pid") == os.getpid():
-        path.unlink(missing_ok=True)
+        remove_own(path)
