@@ -38,6 +38,7 @@ from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import ChunkRow, DocumentRow, open_store
 from .store.code import FULLTEXT_PENDING_KEY
 from .store.spaces import Space
+from .store.views import AnchorView, FileWeight, TimelineBucket, TimelinePoint
 from .text import clip, marker_safe_end, md, one_line
 from .timeutil import iso, parse_duration, parse_instant
 from .trust import WorkspaceTrust
@@ -719,6 +720,56 @@ class Brain(VectorAccess):
     def reembed(self, *, progress: Progress | None = None, space: Space | None = None) -> int:
         """Drop the vectors (of one space, or all) and embed the chunks again."""
         return self.embedder.reembed(progress=progress, space=space)
+
+    # -- views (the memory page) --------------------------------------------------------------
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only (it refuses writes)."""
+        return self.store.read_only
+
+    @property
+    def store_path(self) -> Path:
+        """The store's file; in team mode, this clone's local file (the code index)."""
+        return self.store.path
+
+    def counts(self) -> dict[str, Any]:
+        """Current documents (in all, by kind, collection and status), versions, chunks, vectors."""
+        return self.store.counts()
+
+    def time_span(self, filters: Filters) -> tuple[float, float] | None:
+        """The first and last creation time of the documents `filters` selects, if any."""
+        return self.store.time_span(filters)
+
+    def timeline_buckets(
+        self, filters: Filters, origin: float, width: float
+    ) -> builtins.list[TimelineBucket]:
+        """Documents per kind in buckets of `width` seconds from `origin`."""
+        return self.store.timeline_buckets(filters, origin, width)
+
+    def timeline_points(self, filters: Filters, limit: int) -> builtins.list[TimelinePoint]:
+        """Decisions and the documents of supersede chains, newest first, at most `limit`."""
+        return self.store.timeline_points(filters, limit)
+
+    def successors_of(self, uids: builtins.list[str]) -> dict[str, tuple[str, str]]:
+        """The current title and status of each document named that exists, by id."""
+        return self.store.successors_of(uids)
+
+    def superseded_by_this(self, uid: str) -> builtins.list[tuple[str, str, str]]:
+        """(id, title, status) of the documents `uid` superseded."""
+        return self.store.superseded_by_this(uid)
+
+    def anchor_weights(self) -> builtins.list[FileWeight]:
+        """Per file: the visible notes anchored in it, their anchors, how many are stale."""
+        return self.store.anchor_weights(Filters())
+
+    def note_anchors(self, uid: str) -> builtins.list[AnchorView]:
+        """The anchors of one note, whatever its status."""
+        return self.store.anchor_views(doc_uid=uid)
+
+    def file_anchors(self, path: str) -> builtins.list[AnchorView]:
+        """The anchors in one file of the notes a default search may show."""
+        return self.store.anchor_views(path=path, visible=Filters())
 
     # -- status -------------------------------------------------------------------------------
 
