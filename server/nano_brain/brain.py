@@ -9,7 +9,6 @@ work to services over the same store: `writing.Writer` (the write path),
 from __future__ import annotations
 
 import builtins
-import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -24,7 +23,14 @@ from .errors import InvalidInputError
 from .filters import Filters
 from .ledger import Ledger
 from .lifecycle import Lifecycle
-from .models import AuditEntry, Document, History, SearchResponse, WakeUp, WriteResult
+from .models import (
+    AuditEntry,
+    Document,
+    DocumentVersions,
+    SearchResponse,
+    WakeUp,
+    WriteResult,
+)
 from .search import SearchPipeline, SearchRequest, VectorAccess
 from .store import open_store
 from .store.code import FULLTEXT_PENDING_KEY
@@ -34,8 +40,6 @@ from .timeutil import parse_instant
 from .trust import WorkspaceTrust
 from .wakeup import wake_up
 from .writing import Writer
-
-log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 
@@ -217,12 +221,12 @@ class Brain(VectorAccess):
         """The newest and most-used active notes, decisions, recent sessions, counts."""
         return wake_up(self.store, budget_chars=budget_chars, per_section=per_section)
 
-    def history(self, ref: str) -> History:
+    def history(self, ref: str) -> DocumentVersions:
         """Every version of a document (oldest first) and its audit events."""
         row = self._ledger.resolve(ref)
         versions = [Document.from_row(v) for v in self.store.versions(row.uid)]
         events = [AuditEntry.from_row(a) for a in self.store.audit_rows(uid=row.uid, limit=1000)]
-        return History(id=row.uid, versions=versions, events=events)
+        return DocumentVersions(id=row.uid, versions=versions, events=events)
 
     def log(self, *, ref: str | None = None, limit: int = 50) -> builtins.list[AuditEntry]:
         """The audit log, newest first (optionally for one document id)."""

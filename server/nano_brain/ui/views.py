@@ -160,7 +160,7 @@ class MemoryViews:
         """A document with its versions, audit events, anchors and supersede neighbours."""
         brain = self.brain
         doc = brain.get(ref)
-        history = brain.history(doc.id)
+        record = brain.history(doc.id)  # its versions and audit events
         successor = None
         if doc.superseded_by:
             found = brain.successors_of([doc.superseded_by]).get(doc.superseded_by)
@@ -168,8 +168,8 @@ class MemoryViews:
                 successor = {"id": doc.superseded_by, "title": found[0], "status": found[1]}
         return {
             "document": doc.model_dump(),
-            "versions": [_version(v) for v in history.versions],
-            "events": [e.model_dump() for e in history.events],
+            "versions": [_version(v) for v in record.versions],
+            "events": [e.model_dump() for e in record.events],
             "anchors": [
                 {
                     "path": a.path,
