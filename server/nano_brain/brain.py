@@ -95,6 +95,7 @@ class Brain(VectorAccess):
         self._ledger.actor = actor
 
     def close(self) -> None:
+        """Stop the embedding worker and close the store."""
         self.embedder.stop()
         self.store.close()
 
@@ -209,12 +210,14 @@ class Brain(VectorAccess):
     def list(
         self, filters: Filters | None = None, *, limit: int = 50, offset: int = 0
     ) -> builtins.list[Document]:
+        """Documents the filters select (without content), most recently updated first."""
         if limit < 1 or offset < 0:
             raise InvalidInputError("limit must be >= 1 and offset >= 0")
         rows = self.store.list_documents(filters or Filters(), limit=limit, offset=offset)
         return [Document.from_row(r, content=False) for r in rows]
 
     def tags(self, filters: Filters | None = None) -> builtins.list[tuple[str, int]]:
+        """Each tag of the documents the filters select, with its count; most used first."""
         return self.store.tags(filters or Filters())
 
     def wake_up(self, *, budget_chars: int = 4000, per_section: int = 5) -> WakeUp:
@@ -281,6 +284,7 @@ class Brain(VectorAccess):
         return self._lifecycle.unforget(source)
 
     def tombstones(self) -> builtins.list[dict[str, Any]]:
+        """The sources deleted for good: source, document id and title, when, by whom."""
         return self._lifecycle.tombstones()
 
     def enforce_storage_limit(self) -> builtins.list[Document]:
