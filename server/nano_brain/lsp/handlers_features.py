@@ -78,7 +78,7 @@ def index_status(ls: NanoBrainServer, params: Any) -> dict[str, Any]:
 def _folder_status(ls: NanoBrainServer, f: Folder) -> dict[str, Any]:
     return {
         "root": str(f.root),
-        "store": str(f.brain.store.path),
+        "store": str(f.brain.store_path),
         "indexing": f.indexing,
         "indexed": f.indexed_once.is_set(),
         "watch": ls.outside.watching(f),

@@ -81,7 +81,7 @@ class NanoBrainServer(ServerBase):
                 "Review it, then run `nano-brain trust` in the workspace "
                 "(in VS Code: trust the workspace).",
             )
-        self.log_to_client(lsp.MessageType.Info, f"opened {root} (store {folder.brain.store.path})")
+        self.log_to_client(lsp.MessageType.Info, f"opened {root} (store {folder.brain.store_path})")
         self.outside.watch_folder(folder)  # before the first pass: no change falls between
         features.warm_up(folder, self.options)  # before the pass, which keeps the CPU busy
         _freeze_heap()
