@@ -35,7 +35,7 @@ from .models import (
 )
 from .redact import redact_json, redact_text
 from .search import SearchPipeline, SearchRequest, VectorAccess
-from .store import ChunkRow, DocumentRow, open_store
+from .store import ChunkRow, DocumentRow, open_store, recover_interrupted_index
 from .store.code import FULLTEXT_PENDING_KEY
 from .store.spaces import Space
 from .text import clip, marker_safe_end, md, one_line
@@ -92,11 +92,8 @@ class Brain(VectorAccess):
         self._thread_lock = threading.Lock()
         self._search = SearchPipeline(self.store, self.config, self)
         if not self.store.read_only and self.store.meta_get(FULLTEXT_PENDING_KEY) == "1":
-            # an index run was killed (or is running) mid bulk load: the code index's module
-            # is loaded only then
-            from .codeindex.indexer import recover_interrupted_run
-
-            recover_interrupted_run(self)
+            # an index run was killed (or is running) mid bulk load
+            recover_interrupted_index(self.store)
 
     def close(self) -> None:
         self.embedder.stop()

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
-from ..store import CodeStore
+from ..store import CodeStore, finish_interrupted_load, index_run_lock
 from ..store.code import FULLTEXT_PENDING_KEY, BulkFile, FileRecord
 from ._route_links import relink
 from .errors import CodeIndexError
@@ -275,46 +275,6 @@ def _pool_context() -> Any:
 _Interface = tuple[Any, list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
-@contextmanager
-def _run_lock(db_path: Path, *, wait: bool = True) -> Iterator[bool]:
-    """One index run at a time per store, across processes (an editor's sidecar and a CLI
-    run may index the same store): a bulk run's unfinished state must not be mistaken for an
-    interrupted one. Yields whether the lock is held (without ``wait``: False when a run
-    holds it)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: runs are not serialised across processes
-        yield wait
-        return
-    with open(f"{db_path}.index-lock", "a+b") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def recover_interrupted_run(brain: Brain) -> bool:
-    """Finish what an index run killed mid-way left undone (the full-text rows of a bulk
-    load, its lookup indexes), unless a run is under way: that one is unfinished, not
-    interrupted. True when something was repaired.
-
-    Every Brain that may write calls this when its store says a bulk load is unfinished, so
-    the next process of any kind (not only the next index run) finds whole full-text
-    indexes: a search sees every symbol, and deleting a symbol's chunks never asks FTS5 to
-    forget rows it never had (which would damage the index).
-    """
-    with _run_lock(brain.store.path, wait=False) as held:
-        if not held or brain.store.meta_get(_FULLTEXT_KEY) != "1":
-            return False
-        Indexer(brain)._recover()
-        return True
-
-
 _tuning_lock = threading.Lock()
 _tuning_runs = 0
 _tuning_saved: tuple[bool, float] = (False, 0.0)
@@ -459,7 +419,7 @@ class Indexer:
         """
         if paths is not None and not self._targeted(paths):
             paths = None
-        with _run_lock(self.brain.store.path), _tuned_for_indexing():
+        with index_run_lock(self.brain.store), _tuned_for_indexing():
             return self._run(progress or (lambda phase, done, total: None), paths)
 
     def _targeted(self, paths: Collection[str]) -> bool:
@@ -484,7 +444,7 @@ class Indexer:
         # symbol chunks written without their full-text rows (bulk runs), by id range
         self._unindexed: list[tuple[int, int]] = []
         self._fulltext: _Fulltext | None = None
-        self._recover()
+        finish_interrupted_load(self.brain.store)
         self._full = store.meta_get(_PENDING_KEY) == "1"
         known = self.code.files()
         self.code.tune_for_bulk()
@@ -538,18 +498,6 @@ class Indexer:
                     },
                 )
         return report
-
-    def _recover(self) -> None:
-        """Finish what an interrupted bulk run left undone: full-text rows, lookup indexes."""
-        store = self.brain.store.local
-        if store.meta_get(_FULLTEXT_KEY) == "1":
-            log.info("full-text rows of an interrupted index run: rebuilding the FTS indexes")
-            with store.transaction():
-                self.code.rebuild_fulltext()
-                store.meta_set(_FULLTEXT_KEY, "0")
-        if self.code.missing_indexes():
-            with store.transaction():
-                self.code.ensure_indexes()
 
     # -- scan ------------------------------------------------------------------------------
 
