@@ -99,7 +99,7 @@ _UID_BYTES = 6
 _json_str: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 #: progress(phase, done, total); phases: ``scan``, ``parse``, ``resolve`` (and ``embed``
-#: when ``CodeIndex.index`` embeds afterwards).
+#: when ``indexing.index_workspace`` embeds afterwards).
 IndexProgress = Callable[[str, int, int], None]
 
 
@@ -131,7 +131,7 @@ class IndexReport:
     seconds: float = 0.0
     phase_seconds: dict[str, float] = field(default_factory=dict)
     pending_embeddings: int = 0
-    #: chunks embedded after the index committed (``CodeIndex.index(embed=True)``)
+    #: chunks embedded after the index committed (``indexing.index_workspace(embed=True)``)
     embedded: int = 0
     #: HTTP routes linked after this run (when it changed files), see ``_route_links``
     routes: int = 0

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EmbeddingError, InvalidInputError, NotFoundError
+from ..errors import InvalidInputError, NotFoundError
 from ..store import CodeStore
 from ..store.code import AnchorRecord, EdgeRecord, SymbolRecord
 from .indexer import Indexer, IndexProgress, IndexReport
@@ -146,44 +146,26 @@ class CodeIndex:
 
     # -- indexing ----------------------------------------------------------------------------
 
+    @property
+    def workers(self) -> int | None:
+        """Parser processes per pass (None: the default, up to 2)."""
+        return self._workers
+
     def index(
-        self,
-        progress: IndexProgress | None = None,
-        *,
-        embed: bool = False,
-        history: bool = True,
-        paths: Collection[str] | None = None,
+        self, progress: IndexProgress | None = None, *, paths: Collection[str] | None = None
     ) -> IndexReport:
-        """Bring the index up to date with the workspace (incremental).
+        """Bring the code index up to date with the workspace (incremental).
 
         ``paths`` (relative to the root, POSIX) names the only files that changed, when the
         caller knows (an editor's saves and file events): the pass then looks at just those.
-
-        The lexical index is committed, and usable, before this returns or embeds: with
-        ``embed``, the symbol chunks still without a vector are embedded afterwards, reported
-        to ``progress`` as phase ``embed`` (a provider that fails leaves them pending and
-        adds the reason to ``report.errors``). With ``history`` (and ``history.enabled``),
-        the git history follows (:mod:`nano_brain.history`), reported in ``report.history``.
+        The lexical index is committed, and usable, when this returns; the git history and
+        the embeddings are other passes (:func:`nano_brain.indexing.index_workspace` runs
+        all three).
         """
         indexer = Indexer(
             self.brain, workers=self._workers, exclude=self._exclude, max_bytes=self._max_bytes
         )
-        report = indexer.run(progress, paths=paths)
-        if history and self.brain.config.history.enabled:
-            from ..history import History
-
-            report.history = History(self.brain).index(progress, workers=self._workers).to_dict()
-        if embed and report.pending_embeddings:
-            notify = progress or (lambda phase, done, total: None)
-            notify("embed", 0, report.pending_embeddings)
-            try:
-                report.embedded = self.brain.embed_pending(
-                    progress=lambda done, total: notify("embed", done, total)
-                )
-            except EmbeddingError as exc:
-                report.errors.append(f"embeddings not computed: {exc}")
-            report.pending_embeddings = self.brain.store.pending_count()
-        return report
+        return indexer.run(progress, paths=paths)
 
     def counts(self) -> dict[str, int]:
         return self.code.counts()

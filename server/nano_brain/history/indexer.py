@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
-from ..codeindex import DEFAULT_MAX_BYTES, language_for_path
+from ..codeindex.languages import language_for_path
+from ..codeindex.walk import DEFAULT_MAX_BYTES
 from ..fields import is_tag
 from ..redact import redact_text
 from ..store.history import COMMIT_SOURCE_PREFIX, CommitRows, HistoryStore
