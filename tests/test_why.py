@@ -146,8 +146,8 @@ def test_why_quotes_a_note_whole_when_its_text_begins_with_its_title(
         index_workspace(CodeIndex(brain))
         note = write_anchored(brain, content, title=title, anchors=["RefundPolicy.refund_amount"])
         view = why(brain, "refund_amount", snippet_chars=400)
-        anchors = CodeIndex(brain).code.anchors(
-            qualified_names=["billing.py::RefundPolicy.refund_amount"], visible=Filters()
+        anchors = CodeIndex(brain).anchors(
+            symbols=["billing.py::RefundPolicy.refund_amount"], visible=Filters()
         )
 
         class _Folder:

@@ -713,6 +713,10 @@ class Brain(VectorAccess):
         """Embed chunks that have no vector yet, in batches; returns how many were stored."""
         return self.embedder.embed_pending(progress=progress, limit=limit, space=space)
 
+    def pending_embeddings(self, space: Space | None = None) -> int:
+        """Chunks still waiting for a vector (of one space, or all)."""
+        return self.store.pending_count(space)
+
     def reembed(self, *, progress: Progress | None = None, space: Space | None = None) -> int:
         """Drop the vectors (of one space, or all) and embed the chunks again."""
         return self.embedder.reembed(progress=progress, space=space)

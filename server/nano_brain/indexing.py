@@ -50,5 +50,5 @@ def index_workspace(
             )
         except EmbeddingError as exc:
             report.errors.append(f"embeddings not computed: {exc}")
-        report.pending_embeddings = brain.store.pending_count()
+        report.pending_embeddings = brain.pending_embeddings()
     return report

@@ -79,7 +79,7 @@ def index_cmd(
             except EmbeddingError as exc:
                 data["embedding_error"] = str(exc)
             embedding = time.perf_counter() - embedding_started
-            data["pending_embeddings"] = brain.store.pending_count()
+            data["pending_embeddings"] = brain.pending_embeddings()
     ended = time.perf_counter()
     data["timings"] = _timings(
         report, opened - started, indexed - opened, embedding, ended - started
