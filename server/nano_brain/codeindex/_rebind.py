@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._symbol_table import python_module_names
 from .model import CallSite, FileIndex, ImportEdge
-from .resolve import CodeGraph, python_module_names
+from .resolve import CodeGraph
 from .stored import BASES_SEP, load_file_indexes, rebuild_file_indexes
 from .walk import read_regular
 
