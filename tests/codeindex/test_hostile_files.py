@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from nano_brain.codeindex import walk_workspace
 from nano_brain.codeindex._parse_worker import work
-from nano_brain.codeindex.walk import NotRegularFile, read_regular, walk_workspace
+from nano_brain.codeindex.walk import NotRegularFile, read_regular
 
 from .conftest import write_tree
 
