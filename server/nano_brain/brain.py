@@ -32,7 +32,7 @@ from .models import (
     WriteResult,
 )
 from .search import SearchPipeline, SearchRequest, VectorAccess
-from .store import open_store
+from .store import open_store, recover_interrupted_index
 from .store.code import FULLTEXT_PENDING_KEY
 from .store.spaces import Space
 from .store.views import AnchorView, FileWeight, TimelineBucket, TimelinePoint
@@ -79,11 +79,8 @@ class Brain(VectorAccess):
         self._writer = Writer(self._ledger, self.config, self.embedder, self._lifecycle)
         self._search = SearchPipeline(self.store, self.config, self)
         if not self.store.read_only and self.store.meta_get(FULLTEXT_PENDING_KEY) == "1":
-            # an index run was killed (or is running) mid bulk load: the code index's module
-            # is loaded only then
-            from .codeindex.indexer import recover_interrupted_run
-
-            recover_interrupted_run(self)
+            # an index run was killed (or is running) mid bulk load
+            recover_interrupted_index(self.store)
 
     @property
     def actor(self) -> str:
@@ -316,6 +313,10 @@ class Brain(VectorAccess):
     ) -> int:
         """Embed chunks that have no vector yet, in batches; returns how many were stored."""
         return self.embedder.embed_pending(progress=progress, limit=limit, space=space)
+
+    def pending_embeddings(self, space: Space | None = None) -> int:
+        """Chunks still waiting for a vector (of one space, or all)."""
+        return self.store.pending_count(space)
 
     def reembed(self, *, progress: Progress | None = None, space: Space | None = None) -> int:
         """Drop the vectors (of one space, or all) and embed the chunks again."""

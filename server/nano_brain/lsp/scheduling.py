@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from lsprotocol import types as lsp
 
 from ..errors import NanoBrainError
+from ..indexing import index_workspace
 from .base import ServerBase
 from .progress import Progress
 from .workspaces import Folder
@@ -103,7 +104,7 @@ class IndexScheduler:
         paths = folder.take_changes()
         try:
             progress.begin()
-            report = folder.index.index(progress.phase, paths=paths)
+            report = index_workspace(folder.index, progress.phase, paths=paths)
             folder.last_report = report
             message = (
                 f"{report.files} files, {report.symbols} symbols "

@@ -21,6 +21,7 @@ from .rows import AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
 from .sqlite import load_vec, sqlite_module
 from .sqlite.code import CodeStore
 from .sqlite.migrations import SCHEMA_VERSION
+from .sqlite.recovery import finish_interrupted_load, index_run_lock, recover_interrupted_index
 from .sqlite.store import BM25_WEIGHTS, SqliteStore
 
 if TYPE_CHECKING:
@@ -80,4 +81,7 @@ __all__ = [
     "Store",
     "Tombstone",
     "open_store",
+    "finish_interrupted_load",
+    "index_run_lock",
+    "recover_interrupted_index",
 ]
