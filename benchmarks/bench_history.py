@@ -50,6 +50,7 @@ from lsprotocol import types as lsp  # noqa: E402
 from nano_brain import Brain  # noqa: E402
 from nano_brain.codeindex import CodeIndex  # noqa: E402
 from nano_brain.history import History  # noqa: E402
+from nano_brain.indexing import index_workspace  # noqa: E402
 from nano_brain.why import hover_history, why  # noqa: E402
 
 _HISTORY_TABLES = ("git_commits", "git_changes", "git_changes_doc", "git_renames",
@@ -201,7 +202,7 @@ def main() -> None:
             return
         with Brain(root) as brain:
             t = time.perf_counter()
-            CodeIndex(brain, workers=args.workers).index(history=False)
+            CodeIndex(brain, workers=args.workers).index()
             out["code_index_s"] = round(time.perf_counter() - t, 2)
             out["store_code_only_mb"] = _store_mb(brain)
             t = time.perf_counter()
@@ -223,7 +224,7 @@ def main() -> None:
             assert inc.added == 1, inc
             spots = sample_symbols(brain, args.hovers)
             seed_notes(brain, [s for s, _, _ in spots], args.notes)
-            CodeIndex(brain).index()  # the sidecar finds it up to date
+            index_workspace(CodeIndex(brain))  # the sidecar finds it up to date
             ms = []
             for name, path, _ in spots:
                 t = time.perf_counter()

@@ -42,7 +42,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from nano_brain import Brain
-from nano_brain.codeindex import DEFAULT_MAX_BYTES, indexer
+from nano_brain.codeindex import DEFAULT_MAX_BYTES, _parse_worker
 from nano_brain.codeindex.indexer import IndexReport
 from nano_brain.codeindex.languages import code_extensions, get_parser
 from nano_brain.codeindex.service import CodeIndex
@@ -292,7 +292,7 @@ def floors(work: Path, exclude: list[str], workers: int, n_rounds: int) -> dict:
     before, _ = parse_only(files)
     for _ in range(max(1, n_rounds)):
         parse_s = _pool_seconds(_parse_job, parse_jobs, workers)
-        job_s = _pool_seconds(indexer._work, work_jobs, workers, indexer._worker_start)
+        job_s = _pool_seconds(_parse_worker.work, work_jobs, workers, _parse_worker.worker_start)
         after, _ = parse_only(files)
         one_core = (before + after) / 2
         rows.append((parse_s / one_core, job_s / one_core, parse_s, job_s))

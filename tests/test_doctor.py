@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from nano_brain import Brain, doctor, paths
-from nano_brain.mcp.security import load_or_create_token
-from nano_brain.mcp.statefiles import token_path
+from nano_brain.serving.security import load_or_create_token
+from nano_brain.serving.statefiles import token_path
 from nano_brain.store.sqlite._driver import sqlite_module
 
 EXE = str(Path(sys.executable).with_name("nano-brain"))

@@ -16,6 +16,7 @@ from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.errors import InvalidInputError, NotFoundError
 from nano_brain.filters import Filters
+from nano_brain.indexing import index_workspace
 from nano_brain.search import validate_request
 from nano_brain.why import why
 
@@ -59,7 +60,7 @@ def _brain(root: Path, actor: str = "cli") -> Brain:
 
 def test_why_gathers_notes_commits_sessions_and_related_memory(project: Repo) -> None:
     with _brain(project.path) as brain:
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
     with _brain(project.path, actor="mcp") as agent:
         decision = write_anchored(
             agent,
@@ -108,10 +109,10 @@ def test_why_gathers_notes_commits_sessions_and_related_memory(project: Repo) ->
 
 def test_a_changed_symbol_flags_its_note_stale(project: Repo) -> None:
     with _brain(project.path) as brain:
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
         note = write_anchored(brain, "Totals round after tax.", anchors=["compute_invoice_total"])
         project.write("billing.py", BILLING.replace("round(", "int("))
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
         view = why(brain, "compute_invoice_total")
     assert [(n.id, n.stale) for n in view.notes] == [(note.document.id, "changed")]
     assert "may be stale" in view.text
@@ -142,11 +143,11 @@ def test_why_quotes_a_note_whole_when_its_text_begins_with_its_title(
     from nano_brain.lsp.features import note_views
 
     with _brain(project.path) as brain:
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
         note = write_anchored(brain, content, title=title, anchors=["RefundPolicy.refund_amount"])
         view = why(brain, "refund_amount", snippet_chars=400)
-        anchors = CodeIndex(brain).code.anchors(
-            qualified_names=["billing.py::RefundPolicy.refund_amount"], visible=Filters()
+        anchors = CodeIndex(brain).anchors(
+            symbols=["billing.py::RefundPolicy.refund_amount"], visible=Filters()
         )
 
         class _Folder:
@@ -160,7 +161,7 @@ def test_why_quotes_a_note_whole_when_its_text_begins_with_its_title(
 
 def test_ambiguous_and_unknown_anchors_write_nothing(project: Repo) -> None:
     with _brain(project.path) as brain:
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
         before = brain.store.counts()["documents"]
         with pytest.raises(InvalidInputError) as err:
             write_anchored(brain, "Helpers must stay pure.", anchors=["helper"])
@@ -175,7 +176,7 @@ def test_ambiguous_and_unknown_anchors_write_nothing(project: Repo) -> None:
 
 def test_anchor_and_unanchor_an_existing_note(project: Repo) -> None:
     with _brain(project.path) as brain:
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
         note = brain.write("Refunds are computed per order.").document
         done = anchor(brain, f"#{note.id}", "RefundPolicy.refund_amount")
         assert (done.symbol, done.state) == ("billing.py::RefundPolicy.refund_amount", "ok")
@@ -188,7 +189,7 @@ def test_anchor_and_unanchor_an_existing_note(project: Repo) -> None:
 
 def test_commits_in_search(project: Repo) -> None:
     with _brain(project.path) as brain:
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
         note = brain.write("Refunds after thirty days: none, the provider cannot reverse.")
         general = brain.search(validate_request(query="provider cannot reverse", explain=True))
         commits = brain.search(
@@ -244,7 +245,7 @@ def test_why_without_git_says_so(tmp_path: Path) -> None:
     root.mkdir()
     (root / "m.py").write_text("def f():\n    return 1\n")
     with _brain(root) as brain:
-        report = CodeIndex(brain).index()
+        report = index_workspace(CodeIndex(brain))
         assert report.history is not None and report.history["state"] == "no-git"
         view = why(brain, "f", related=0)
     assert view.commits == [] and view.history == "not a git repository: no commit history"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .filters import is_decision
 from .sourcekeys import DECISION_SOURCE_PREFIX
@@ -121,7 +121,12 @@ class AuditEntry(BaseModel):
         )
 
 
-class History(BaseModel):
+class DocumentVersions(BaseModel):
+    # every version of one document and its audit events (`Brain.history`); the schema keeps
+    # the title "History" that MCP clients know (no docstring: it would become the schema's
+    # description)
+    model_config = ConfigDict(title="History")
+
     id: str
     versions: list[Document] = Field(description="oldest first; the last is current")
     events: list[AuditEntry] = Field(description="audit entries for this document, newest first")

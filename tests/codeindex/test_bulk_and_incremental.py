@@ -14,6 +14,7 @@ from nano_brain import Brain
 from nano_brain.codeindex import indexer as indexer_module
 from nano_brain.codeindex.service import CodeIndex
 from nano_brain.config import load_config
+from nano_brain.indexing import index_workspace
 from nano_brain.search import validate_request
 from nano_brain.store import CodeStore
 
@@ -281,7 +282,7 @@ def test_embedding_follows_a_committed_lexical_index_and_reports_progress(
             assert tiny_brain.store.pending_count() == total
         seen.append((phase, done, total))
 
-    report = CodeIndex(tiny_brain).index(progress, embed=True)
+    report = index_workspace(CodeIndex(tiny_brain), progress, embed=True)
     phases = [p for p, _, _ in seen]
     assert phases.index("resolve") < phases.index("embed")
     assert found_before_embedding == [True]

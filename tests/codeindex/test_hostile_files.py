@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from nano_brain.codeindex.indexer import _work
-from nano_brain.codeindex.walk import NotRegularFile, read_regular, walk_workspace
+from nano_brain.codeindex import walk_workspace
+from nano_brain.codeindex._parse_worker import work
+from nano_brain.codeindex.walk import NotRegularFile, read_regular
 
 from .conftest import write_tree
 
@@ -69,14 +70,14 @@ def test_reading_refuses_what_took_a_files_place_and_stops_at_the_limit(tmp_path
     with pytest.raises(NotRegularFile):
         read_regular(fifo, 100)
     job = (fifo.name, str(fifo), "python", None, 2000, 200, 1_000)
-    assert _work(job)[:3] == ("skip", fifo.name, "special")
+    assert work(job)[:3] == ("skip", fifo.name, "special")
     grown = tmp_path / "grown.py"
     grown.write_text("x = 1\n" * 1000)  # 6,000 bytes: past a 1,000-byte limit
     assert len(read_regular(grown, 1_000)) == 1_001
     job = (grown.name, str(grown), "python", None, 2000, 200, 1_000)
-    assert _work(job)[:3] == ("skip", grown.name, "too_large")
+    assert work(job)[:3] == ("skip", grown.name, "too_large")
     small = (grown.name, str(grown), "python", None, 2000, 200, 10_000)
-    assert _work(small)[0] == "code"
+    assert work(small)[0] == "code"
 
 
 def test_the_editors_path_rules_read_no_fifo_gitignore(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
 from nano_brain.filters import Filters
 from nano_brain.history import History
+from nano_brain.indexing import index_workspace
 from nano_brain.why import history_state
 
 from .conftest import Repo
@@ -261,7 +262,7 @@ def test_no_git_at_all(tmp_path: Path, brain_of: BrainOf) -> None:
     brain = brain_of(plain)
     report = History(brain).index()
     assert report.state == "no-git" and "not a git repository" in report.message
-    code = CodeIndex(brain).index()
+    code = index_workspace(CodeIndex(brain))
     assert code.history is not None and code.history["state"] == "no-git"
     assert History(brain).commits_of("m.py::f") == []
 

@@ -16,6 +16,7 @@ from nano_brain.cli import main
 from nano_brain.codeindex import CodeIndex
 from nano_brain.filters import Filters
 from nano_brain.history import History
+from nano_brain.indexing import index_workspace
 from nano_brain.search import validate_request
 from nano_brain.why import why
 
@@ -86,7 +87,7 @@ def test_search_why_and_list_show_no_secret(repo: Repo, brain_of: BrainOf) -> No
     assert _leaks(hits.model_dump()) == []
     # the secret itself finds nothing: it is not in the full-text index either
     assert brain.search(validate_request(query=GITHUB, kind=["commit"])).results == []
-    CodeIndex(brain).index()
+    index_workspace(CodeIndex(brain))
     view = why(brain, "restore_backup", related=0)
     assert [c.hash for c in view.commits][:1] == [secret]
     assert "[REDACTED:github_token]" in view.commits[0].subject

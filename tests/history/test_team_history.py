@@ -18,6 +18,7 @@ from nano_brain.cli import main
 from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.history import History
+from nano_brain.indexing import index_workspace
 from nano_brain.store.postgres import testserver
 from nano_brain.store.team import TeamStore
 from nano_brain.why import hover_history, why
@@ -80,7 +81,7 @@ def test_a_team_clone_shows_the_same_commits_as_a_local_store(
     repo = _project(tmp_path / "clone")
     (tmp_path / "local").mkdir()
     with _local(repo.path, tmp_path / "local" / "brain.db") as local:
-        CodeIndex(local).index()
+        index_workspace(CodeIndex(local))
         assert History(local).index().commits == 4
         expected = _views(local)
     assert len(expected["why"]) == 3  # the move changed no line
@@ -88,7 +89,7 @@ def test_a_team_clone_shows_the_same_commits_as_a_local_store(
     assert expected["query"]  # a plain query's history leg finds the commit
 
     with _team(repo.path, pg_server.app_url, "team/why") as team:
-        history = CodeIndex(team).index().history  # the code index's pass runs it
+        history = index_workspace(CodeIndex(team)).history  # the index pass runs it
         assert history is not None and (history["state"], history["commits"]) == ("indexed", 4)
         assert _views(team) == expected
         # kept with the clone (its code index's file), shown as its own documents

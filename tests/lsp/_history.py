@@ -13,6 +13,7 @@ from mcp import Client, StdioServerParameters, stdio_client
 
 from nano_brain import Brain
 from nano_brain.codeindex import CodeIndex
+from nano_brain.indexing import index_workspace
 
 from .conftest import BILLING
 
@@ -65,7 +66,7 @@ def agent_decision(project: Path, symbol: str = "RefundPolicy.refund_amount") ->
     """Index the project (code and history), then have an agent write a decision anchored
     to ``symbol`` over MCP; returns the decision's id."""
     with Brain(project) as brain:
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
     written = anyio.run(
         _mcp_write,
         project,

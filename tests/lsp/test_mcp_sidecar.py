@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 
 from nano_brain import paths
-from nano_brain.mcp.statefiles import endpoint_path
+from nano_brain.serving.statefiles import endpoint_path
 
 from .conftest import start, stop
 

@@ -75,7 +75,7 @@ def test_unknown_tool_module_is_a_clear_error() -> None:
     with pytest.raises(InvalidInputError, match="cannot load MCP tool module 'no.such.module'"):
         load_registry(["no.such.module"])
     with pytest.raises(InvalidInputError, match="has no register"):
-        load_registry(["nano_brain.mcp.security"])
+        load_registry(["nano_brain.serving.security"])
 
 
 async def test_in_process_server_writes_as_mcp_actor(workspace: Path, real_provider) -> None:

@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from nano_brain.errors import InvalidInputError
-from nano_brain.mcp.security import check_bind, is_loopback
+from nano_brain.serving.security import check_bind, is_loopback
 
 from .conftest import Served, make_env, nano_brain_command, start_serve
 

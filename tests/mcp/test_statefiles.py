@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from nano_brain.errors import InvalidInputError
-from nano_brain.mcp.security import load_or_create_token
-from nano_brain.mcp.statefiles import (
+from nano_brain.serving.security import load_or_create_token
+from nano_brain.serving.statefiles import (
     Endpoint,
     endpoint_path,
     read_endpoint,

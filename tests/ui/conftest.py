@@ -21,6 +21,7 @@ from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.embedding import EmbeddingProvider
 from nano_brain.history import History
+from nano_brain.indexing import index_workspace
 
 from ..mcp.conftest import Env, make_env, nano_brain_command
 
@@ -121,12 +122,12 @@ def build_store(env: Env, provider: EmbeddingProvider) -> Fixture:
                 )
             fx.ids["versioned"] = doc.document.id
             code = CodeIndex(brain)
-            code.index()
+            index_workspace(code)
             code.anchor(fx.ids["discount_decision"], "billing.py::apply_discount")
             code.anchor(fx.ids["tax_note"], "billing.py::tax")
         (ws / "billing.py").write_text(BILLING_V2)  # the tax note's anchor goes stale
         with Brain(ws, config=config, provider=provider, code_provider=None) as brain:
-            CodeIndex(brain).index()
+            index_workspace(CodeIndex(brain))
         with Brain(ws, config=config, provider=provider, actor="mcp") as agent:
             titles = ("Agent: cache warm-up order", "Agent: flaky test list", "Agent: port map")
             for i, title in enumerate(titles):
@@ -424,7 +425,7 @@ def build_workspace_store(env: Env, provider: EmbeddingProvider) -> Workspace:
             brain.retract(wrong, reason="coupons never stack: see the billing rules")
             out.ids["retracted"] = wrong
             code = CodeIndex(brain)
-            code.index()
+            index_workspace(code)
             anchored = [out.ids["decision0"], out.ids["decision5"], out.ids["refund_decision"]]
             anchored += [out.ids[f"note{i}"] for i in range(9)]
             for path, count in NOTED_FILES.items():
@@ -435,7 +436,7 @@ def build_workspace_store(env: Env, provider: EmbeddingProvider) -> Workspace:
         stale.write_text(stale.read_text().replace("return value + ", "return value * 2 + "))
         _git(ws, "commit", "-q", "-am", "shipping: double the base rate", when=t0 + 121 * DAY)
         with Brain(ws, config=config, provider=provider, code_provider=None) as brain:
-            CodeIndex(brain).index()
+            index_workspace(CodeIndex(brain))
             History(brain).index()
         with Brain(ws, config=config, provider=provider, actor="mcp") as agent:
             for i, title in enumerate(("Agent: cache warm-up order", "Agent: flaky tests")):

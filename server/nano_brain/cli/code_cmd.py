@@ -17,6 +17,7 @@ from ..codeindex.indexer import IndexReport
 from ..codeindex.model import SYMBOL_KINDS
 from ..codeindex.service import CallInfo, CodeIndex
 from ..errors import EmbeddingError, InvalidInputError
+from ..indexing import index_workspace
 from ._app import common_options, emit, main, open_brain
 from ._progress import PhaseProgress, progress_bar
 
@@ -64,7 +65,7 @@ def index_cmd(
         named = [_workspace_path(Path(brain.root), p) for p in paths] if paths else None
         code = CodeIndex(brain, exclude=exclude, workers=workers)
         with PhaseProgress(as_json, _PHASES) as bar:
-            report = code.index(progress=bar, paths=named)
+            report = index_workspace(code, bar, paths=named)
         indexed = time.perf_counter()  # committed: search by words works from here
         data = report.to_dict()
         data["embedded"] = 0
@@ -78,7 +79,7 @@ def index_cmd(
             except EmbeddingError as exc:
                 data["embedding_error"] = str(exc)
             embedding = time.perf_counter() - embedding_started
-            data["pending_embeddings"] = brain.store.pending_count()
+            data["pending_embeddings"] = brain.pending_embeddings()
     ended = time.perf_counter()
     data["timings"] = _timings(
         report, opened - started, indexed - opened, embedding, ended - started
@@ -92,7 +93,7 @@ def _timings(
     report: IndexReport, start_up: float, indexing: float, embedding: float, total: float
 ) -> dict[str, float]:
     """Seconds per phase and in all: start-up (loading the program, opening the store), the
-    code index, the git history (which the code index pass runs last), embedding."""
+    code index, the git history (which follows the code index pass), embedding."""
     history = float(report.history["seconds"]) if report.history else 0.0
     phases = {
         "start_up": round(start_up, 4),

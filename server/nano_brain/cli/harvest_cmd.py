@@ -13,7 +13,7 @@ from ..brain import Brain
 from ..config import AgentName
 from ..filters import Filters
 from ..harvest import AGENTS, Harvester, HarvestReport
-from ..harvest.harvester import SKIPPED
+from ..harvest.report import SKIPPED
 from ..models import Document
 from ..text import json_visible
 from ._app import common_options, emit, main, open_brain

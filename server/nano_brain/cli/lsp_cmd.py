@@ -15,6 +15,7 @@ from ._app import main
 def lsp(stdio: bool) -> None:
     """Run the language server the editor starts; logs go to the editor, never stdout."""
     from ..lsp import build_server  # pygls is only imported by this command
+    from ..mcp.sidecar import McpSidecar
 
     # Anything a library prints would corrupt the protocol: stdout is reserved for JSON-RPC.
     # stderr keeps warnings only (an unread stderr pipe must not fill up); the rest of the
@@ -27,4 +28,4 @@ def lsp(stdio: bool) -> None:
             handler.setLevel(logging.WARNING)
     protocol_out = sys.stdout.buffer
     sys.stdout = sys.stderr
-    build_server().start_io(sys.stdin.buffer, protocol_out)
+    build_server(mcp_sidecar=McpSidecar).start_io(sys.stdin.buffer, protocol_out)

@@ -17,12 +17,12 @@ from ..brain import Brain
 from ..errors import InvalidInputError
 from ..mcp import client_config
 from ..mcp.registry import BUILTIN_TOOL_MODULES
-from ..mcp.security import is_loopback, load_or_create_token
-from ..mcp.statefiles import token_path
+from ..serving.security import is_loopback, load_or_create_token
+from ..serving.statefiles import read_endpoint, token_path
 from ._app import db_option, main, open_brain, workspace_option
 
 if TYPE_CHECKING:
-    from ..mcp.statefiles import Endpoint
+    from ..serving.statefiles import Endpoint
 
 _extra_tools = click.option(
     "--extra-tools",
@@ -140,8 +140,6 @@ def mcp_config(workspace: Path | None, as_json: bool) -> None:
     if not root.is_dir():
         raise InvalidInputError(f"workspace {root} is not a directory")
     wid = paths.workspace_id(root)
-    from ..mcp.transports import read_endpoint
-
     token = load_or_create_token(wid)
     endpoint = read_endpoint(wid)
     url = (

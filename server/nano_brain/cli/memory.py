@@ -86,22 +86,22 @@ def pin(ref: str, off: bool, workspace: Path | None, db: Path | None, as_json: b
 def history(ref: str, workspace: Path | None, db: Path | None, as_json: bool) -> None:
     """Every version of a document and what happened to it."""
     with open_brain(workspace, db) as brain:
-        hist = brain.history(ref)
+        record = brain.history(ref)  # its versions and audit events
 
     def human() -> None:
-        for v in hist.versions:
+        for v in record.versions:
             until = v.valid_to or "now"
             click.echo(
                 f"v{v.version}  {v.valid_from} .. {until}  recorded {v.recorded_at}  "
                 f"[{v.status}]  {v.title}"
             )
-        if hist.events:
+        if record.events:
             click.echo("")
-        for e in hist.events:
+        for e in record.events:
             change = f" {e.prev_status or '-'} -> {e.new_status}" if e.new_status else ""
             click.echo(f"{e.at}  {e.actor:<7} {e.action}{change}")
 
-    emit(hist.model_dump(), as_json, human)
+    emit(record.model_dump(), as_json, human)
 
 
 @main.command(name="log")

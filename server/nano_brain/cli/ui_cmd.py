@@ -29,7 +29,7 @@ def ui(workspace: Path | None, db: Path | None, port: int, no_open: bool, as_jso
     for a token of its own, good for this page server only. Run `nano-brain ui` again for a
     fresh link: a page server that is already running for the workspace is reused.
     """
-    from ..mcp.security import load_or_create_token
+    from ..serving.security import load_or_create_token
     from ..ui.server import fresh_link, read_running, serve_ui
 
     with open_brain(workspace, db, create=True, actor="ui") as brain:

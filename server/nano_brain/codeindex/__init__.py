@@ -9,6 +9,7 @@ and code search for every front end.
 
 from __future__ import annotations
 
+from ._changes import ChangedFile, Changes, FileState, WalkResult, scan_changes, walk_workspace
 from ._route_service import MAX_FLOW_DEPTH, FlowStep, RouteFlow, RouteInfo, Routes
 from .errors import CodeIndexError, GrammarMissingError, UnsupportedLanguageError
 from .indexer import IndexReport
@@ -24,19 +25,7 @@ from .model import CallSite, FileIndex, ImportEdge, Symbol
 from .parse import SEARCH_TEXT_CAP, parse_file
 from .resolve import CodeGraph, ImpactEntry, Reference, build_graph
 from .service import AnchorInfo, CallInfo, CodeIndex, Impact, ImpactItem, SymbolInfo
-from .walk import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_SKIP_DIRS,
-    ChangedFile,
-    Changes,
-    FileState,
-    SkippedFile,
-    WalkedFile,
-    WalkResult,
-    iter_workspace,
-    scan_changes,
-    walk_workspace,
-)
+from .walk import DEFAULT_MAX_BYTES, DEFAULT_SKIP_DIRS, SkippedFile, WalkedFile, iter_workspace
 
 __all__ = [
     "MAX_FLOW_DEPTH",

@@ -274,14 +274,7 @@ def _calls(
     super_names = rules.super_names
     for start, name_start, name in keyed:
         if (i < n_symbols and symbols[i].start <= start) or (stack and stack[-1].end <= start):
-            while i < n_symbols and symbols[i].start <= start:
-                nxt = symbols[i]
-                while stack and stack[-1].end <= nxt.start:
-                    stack.pop()
-                stack.append(nxt)
-                i += 1
-            while stack and stack[-1].end <= start:
-                stack.pop()
+            i = _enclosing_at(start, symbols, i, stack)
             caller = stack[-1] if stack else None
             if caller is not current:
                 current = caller
@@ -327,6 +320,22 @@ def _calls(
             )
         )
     return out
+
+
+def _enclosing_at(start: int, symbols: list[_Def], i: int, stack: list[_Def]) -> int:
+    """Move ``stack`` (the symbols enclosing the last call, outermost first) to byte
+    ``start``: enter the symbols from ``symbols[i]`` on that begin before it, leave those
+    that end before it. Returns the index of the next symbol to enter."""
+    n_symbols = len(symbols)
+    while i < n_symbols and symbols[i].start <= start:
+        nxt = symbols[i]
+        while stack and stack[-1].end <= nxt.start:
+            stack.pop()
+        stack.append(nxt)
+        i += 1
+    while stack and stack[-1].end <= start:
+        stack.pop()
+    return i
 
 
 def _assignments(

@@ -31,27 +31,22 @@ from __future__ import annotations
 
 import functools
 import logging
-import posixpath
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
+from ._imports import ImportTargets
 from ._python_types import SELF_TYPES, call_chain, return_annotation
+from ._symbol_table import TYPE_KINDS
 from .model import CallSite, FileIndex, ImportEdge, Symbol
 
 log = logging.getLogger(__name__)
 
 #: Kinds that have members a qualified call can reach (``Cls.m()``, ``NS.f()``, ``P::new()``).
 _MEMBER_OWNERS = frozenset({"class", "interface", "struct", "enum", "trait", "module"})
-_TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
 _FUNCTION_KINDS = frozenset({"function", "method"})
-_JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
-_JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
-_MAX_HOPS = 6
 MODULE_CALLER = "<module>"
-_EMPTY: dict[str, list[Any]] = {}  # shared by the lookups below: never written
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,16 +87,7 @@ class ImpactEntry:
     line: int
 
 
-@dataclass(slots=True)
-class _Target:
-    """What an import (or a qualified receiver) denotes: a module scope or definitions."""
-
-    scope: str | None = None  # a module/package scope key (path, or directory for Go)
-    owner: str = ""  # inside ``scope``: a namespace symbol (Rust inline ``mod``)
-    symbols: tuple[Symbol, ...] = ()
-
-
-class CodeGraph:
+class CodeGraph(ImportTargets):
     """Every symbol and call of a workspace, with calls resolved; pure and in memory.
 
     ``go_modules`` maps a directory (relative to the root, ``""`` for the root) holding a
@@ -117,26 +103,14 @@ class CodeGraph:
         loader: Callable[[list[str]], list[FileIndex]] | None = None,
         resolve_all: bool = True,
     ) -> None:
-        # ``catalog``: every other file of the workspace by name, language and namespace only;
-        # ``loader`` brings such a file's symbols, imports and assignments the first time a
-        # lookup needs them, so that re-resolving a few calls reads a few files.
-        self.files: dict[str, FileIndex] = {f.path: f for f in catalog}
         given = list(files)
-        for f in given:
-            self.files[f.path] = f
-        self._loader = loader
-        self._lazy = loader is not None
-        self._loaded: set[str] = set()
-        self._all_java = not self._lazy
-        self.symbols: dict[str, Symbol] = {}
-        self._go_modules = dict(go_modules or {})
+        super().__init__(given, go_modules=go_modules, catalog=catalog, loader=loader)
         # memos of pure lookups repeated for most call sites (same callers, same imports)
         self._ancestors_memo: dict[str, tuple[tuple[str, Symbol | None], ...]] = {}
         self._module_memo: dict[tuple[str, str], str | None] = {}
         self._site_memo: dict[tuple[str | None, ...], tuple[str | None, str, tuple[str, ...]]] = {}
         # receivers being typed: `x = x.make()` must not type `x` by itself forever
         self._typing: set[tuple[str, str | None, str]] = set()
-        self._index(given if self._lazy else list(self.files.values()))
         self.references: list[Reference] = []
         if resolve_all:
             self.references = self.resolve_sites(site for f in given for site in f.calls)
@@ -264,126 +238,6 @@ class CodeGraph:
             "ambiguous": ambiguous,
         }
 
-    # -- indexes -----------------------------------------------------------------------------
-
-    def _scope_of(self, path: str) -> str:
-        """Where top-level names are shared: the package directory for Go, else the file."""
-        f = self.files.get(path)
-        if f is not None and f.language == "go":
-            return posixpath.dirname(path) + "/"
-        return path
-
-    def _index(self, files: list[FileIndex]) -> None:
-        # scope -> name -> symbols defined at the top level of that scope
-        self._top: dict[str, dict[str, list[Symbol]]] = defaultdict(lambda: defaultdict(list))
-        # (scope, owner local name) -> member name -> symbols
-        self._members: dict[tuple[str, str], dict[str, list[Symbol]]] = defaultdict(
-            lambda: defaultdict(list)
-        )
-        # local bindings made by imports, per file
-        self._bindings: dict[str, dict[str, list[ImportEdge]]] = {}
-        self._wildcards: dict[str, list[ImportEdge]] = {}
-        self._java_types: dict[tuple[str, str], list[Symbol]] = defaultdict(list)
-        # (path, scope or None, target) -> values assigned; (path, class, attr) for self.attr
-        self._assigned: dict[tuple[str, str | None, str], list[str | None]] = defaultdict(list)
-        for f in files:
-            self._add_file(f)
-        self._python_modules = self._python_module_map()
-        self._go_dirs = {posixpath.dirname(p) for p, f in self.files.items() if f.language == "go"}
-
-    def _add_file(self, f: FileIndex) -> None:
-        self._loaded.add(f.path)
-        self.files[f.path] = f
-        scope = self._scope_of(f.path)
-        for s in f.symbols:
-            self.symbols[s.qualified_name] = s
-            local = s.local_name
-            if "." not in local:
-                self._top[scope][s.name].append(s)
-            else:
-                owner = local.rsplit(".", 1)[0]
-                self._members[(scope, owner)][s.name].append(s)
-            if f.language == "java" and s.parent is None and s.kind in _TYPE_KINDS:
-                self._java_types[(f.namespace or "", s.name)].append(s)
-        bindings: dict[str, list[ImportEdge]] = defaultdict(list)
-        wild: list[ImportEdge] = []
-        for imp in f.imports:
-            if imp.name == "*" and not imp.alias:
-                wild.append(imp)
-            elif imp.local_name:
-                bindings[imp.local_name].append(imp)
-        self._bindings[f.path] = bindings
-        self._wildcards[f.path] = wild
-        for a in f.assignments:
-            self._assigned[(a.path, a.scope, a.target)].append(a.value)
-            head, _, attr = a.target.partition(".")
-            if attr and head == "self" and a.scope is not None:
-                cls_name = a.scope.rsplit(".", 1)[0] if "." in a.scope.split("::", 1)[1] else None
-                if cls_name is not None:
-                    self._assigned[(a.path, cls_name, "self." + attr)].append(a.value)
-
-    # -- lazy loading (a graph over stored files) -----------------------------------------------
-
-    def _ensure(self, path: str) -> None:
-        if path not in self._loaded and path in self.files and self._loader is not None:
-            self._load([path])
-
-    def _load(self, paths: list[str]) -> None:
-        assert self._loader is not None
-        wanted = [p for p in paths if p not in self._loaded and p in self.files]
-        self._loaded.update(wanted)  # even if the loader finds nothing: never ask twice
-        if wanted:
-            for f in self._loader(wanted):
-                self._add_file(f)
-
-    def _ensure_scope(self, scope: str) -> None:
-        if scope.endswith("/"):  # a Go package: every Go file of the directory
-            d = scope[:-1]
-            self._load(
-                [p for p, f in self.files.items()
-                 if f.language == "go" and posixpath.dirname(p) == d]
-            )  # fmt: skip
-        else:
-            self._ensure(scope)
-
-    def _ensure_java(self) -> None:
-        if not self._all_java:
-            self._all_java = True
-            self._load([p for p, f in self.files.items() if f.language == "java"])
-
-    def _sym(self, qualified_name: str) -> Symbol | None:
-        if self._lazy:
-            self._ensure(qualified_name.split("::", 1)[0])
-        return self.symbols.get(qualified_name)
-
-    def _top_of(self, scope: str) -> dict[str, list[Symbol]]:
-        if self._lazy:
-            self._ensure_scope(scope)
-        return self._top.get(scope, _EMPTY)
-
-    def _members_of(self, scope: str, owner: str) -> dict[str, list[Symbol]]:
-        if self._lazy:
-            self._ensure_scope(scope)
-        return self._members.get((scope, owner), _EMPTY)
-
-    def _binds(self, path: str) -> dict[str, list[ImportEdge]]:
-        if self._lazy:
-            self._ensure(path)
-        return self._bindings.get(path, _EMPTY)
-
-    def _wilds(self, path: str) -> list[ImportEdge]:
-        if self._lazy:
-            self._ensure(path)
-        return self._wildcards.get(path, [])
-
-    def _java(self, namespace: str, name: str) -> list[Symbol]:
-        if not self._all_java:
-            self._ensure_java()
-        return self._java_types.get((namespace, name), [])
-
-    def _python_module_map(self) -> dict[str, list[str]]:
-        return python_module_names(p for p, f in self.files.items() if f.language == "python")
-
     # -- resolution --------------------------------------------------------------------------
 
     def _binding(self, site: CallSite) -> tuple[str | None, str, tuple[str, ...]]:
@@ -419,9 +273,6 @@ class CodeGraph:
             return self._bare(site.path, site.name, site.caller)
         return self._qualified(site.path, site.receiver or "", site.name, site.caller)
 
-    def _lang(self, path: str) -> str:
-        return self.files[path].language
-
     def _ancestors(self, caller: str | None) -> tuple[tuple[str, Symbol | None], ...]:
         """Enclosing scopes of a caller, innermost first: (local name, symbol or None)."""
         if caller is None or "::" not in caller:
@@ -446,7 +297,7 @@ class CodeGraph:
         """
         out: list[str] = []
         for owner, sym in self._ancestors(caller)[1:]:
-            if sym is None or sym.kind in _TYPE_KINDS or sym.kind == "module":
+            if sym is None or sym.kind in TYPE_KINDS or sym.kind == "module":
                 out.append(owner)
         return out
 
@@ -500,7 +351,7 @@ class CodeGraph:
             found, _ = self._qualified(path, receiver, name, None)
         else:
             found, _ = self._bare(path, text, None)
-        types = {s.qualified_name: s for s in found if s.kind in _TYPE_KINDS}
+        types = {s.qualified_name: s for s in found if s.kind in TYPE_KINDS}
         return next(iter(types.values())) if len(types) == 1 else None
 
     def _bare(self, path: str, name: str, caller: str | None) -> tuple[list[Symbol], str]:
@@ -682,224 +533,6 @@ class CodeGraph:
             found = self._type_named(path, owner) if owner else None
         return found if found is not None and found.kind == "class" else None
 
-    def _lookup(self, target: _Target, name: str) -> list[Symbol]:
-        if target.scope is None:
-            return []
-        if target.owner:
-            return list(self._members_of(target.scope, target.owner).get(name, ()))
-        found = self._top_of(target.scope).get(name)
-        if found:
-            return list(found)
-        # re-exported through an import of the target module
-        return self._reexported(target.scope, name, 1)
-
-    def _reexported(self, scope: str, name: str, hops: int) -> list[Symbol]:
-        if hops > _MAX_HOPS or scope not in self.files:
-            return []
-        out: list[Symbol] = []
-        for imp in self._binds(scope).get(name, ()):
-            target = self._import_target(imp, hops)
-            if target is not None:
-                out.extend(target.symbols)
-        if not out:
-            for imp in self._wilds(scope):
-                target = self._import_target(imp, hops)
-                if target is not None and target.scope is not None:
-                    out.extend(self._top_of(target.scope).get(name, ()))
-        return out
-
-    # -- imports -----------------------------------------------------------------------------
-
-    def _import_target(self, imp: ImportEdge, hops: int) -> _Target | None:
-        """What an import statement's binding denotes, when it is in the workspace."""
-        if hops > _MAX_HOPS:
-            return None
-        lang = self._lang(imp.path)
-        if lang == "python":
-            return self._python_import(imp, hops)
-        if lang in _JS_LANGS:
-            return self._js_import(imp, hops)
-        if lang == "go":
-            directory = self._go_package_dir(imp.module)
-            return _Target(scope=directory + "/") if directory is not None else None
-        if lang == "rust":
-            return self._rust_import(imp)
-        if lang == "java":
-            return self._java_import(imp)
-        return None
-
-    def _member_target(self, scope: str, name: str, hops: int) -> _Target:
-        found = self._top_of(scope).get(name)
-        if found:
-            return _Target(symbols=tuple(found))
-        return _Target(symbols=tuple(self._reexported(scope, name, hops + 1)))
-
-    def _python_import(self, imp: ImportEdge, hops: int) -> _Target | None:
-        module_path = self._python_module_file(imp.path, imp.module)
-        if imp.name is None:
-            if imp.alias is None and "." in imp.module:
-                # `import a.b` binds `a`: the package
-                module_path = self._python_module_file(imp.path, imp.module.split(".")[0])
-            return _Target(scope=module_path) if module_path else None
-        if imp.name in ("*", ""):
-            return _Target(scope=module_path) if module_path else None
-        if module_path is not None:
-            target = self._member_target(module_path, imp.name, hops)
-            if target.symbols:
-                return target
-        sub = imp.module + ("." if not imp.module.endswith(".") else "") + imp.name
-        sub_path = self._python_module_file(imp.path, sub)
-        if sub_path is not None:
-            return _Target(scope=sub_path)
-        return None
-
-    def _python_submodule(self, imp: ImportEdge, head: str, rest: str) -> _Target | None:
-        """``a.b.f()`` after ``import a.b`` (or ``import a as x``; ``x.b.f()``)."""
-        if imp.name is not None:
-            base = imp.module + ("." if not imp.module.endswith(".") else "") + imp.name
-        elif imp.alias:
-            base = imp.module
-        else:
-            base = head
-        module_path = self._python_module_file(imp.path, f"{base}.{rest}")
-        return _Target(scope=module_path) if module_path else None
-
-    def _python_module_file(self, importer: str, module: str) -> str | None:
-        key = (importer, module)
-        if key not in self._module_memo:
-            self._module_memo[key] = self._find_python_module(importer, module)
-        return self._module_memo[key]
-
-    def _find_python_module(self, importer: str, module: str) -> str | None:
-        if module.startswith("."):
-            level = len(module) - len(module.lstrip("."))
-            directory = posixpath.dirname(importer)
-            for _ in range(level - 1):
-                directory = posixpath.dirname(directory)
-            rest = module[level:]
-            base = posixpath.join(directory, *rest.split(".")) if rest else directory
-            for candidate in (
-                f"{base}.py",
-                f"{base}/__init__.py",
-                f"{base}.pyi",
-                f"{base}/__init__.pyi",
-            ):
-                if candidate in self.files:
-                    return candidate
-            return None
-        paths = self._python_modules.get(module)
-        return paths[0] if paths and len(paths) == 1 else None
-
-    def _js_import(self, imp: ImportEdge, hops: int) -> _Target | None:
-        if not imp.module.startswith("."):
-            return None  # a package from node_modules: outside the workspace
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(imp.path), imp.module))
-        target_path = None
-        stem = base.rsplit(".", 1)[0] if posixpath.splitext(base)[1] in (".js", ".jsx") else base
-        candidates = [base] + [stem + ext for ext in _JS_EXTENSIONS]
-        candidates += [f"{base}/index{ext}" for ext in _JS_EXTENSIONS]
-        for candidate in candidates:
-            if candidate in self.files:
-                target_path = candidate
-                break
-        if target_path is None:
-            return None
-        if imp.name in (None, "*", ""):
-            return _Target(scope=target_path)
-        name = imp.name
-        if name == "default":
-            default = self.files[target_path].default_export
-            if default is None:
-                return None
-            name = default
-        return self._member_target(target_path, name, hops)
-
-    def _go_package_dir(self, import_path: str) -> str | None:
-        for directory, module in self._go_modules.items():
-            if import_path == module or import_path.startswith(module + "/"):
-                rel = import_path[len(module) :].lstrip("/")
-                full = posixpath.join(directory, rel) if directory else rel
-                full = full.rstrip("/")
-                return full if full in self._go_dirs else None
-        if self._go_modules:
-            return None
-        matches = [
-            d for d in self._go_dirs if d and (import_path == d or import_path.endswith("/" + d))
-        ]
-        if not matches:
-            return None
-        longest = max(len(d) for d in matches)
-        best = [d for d in matches if len(d) == longest]
-        return best[0] if len(best) == 1 else None
-
-    def _rust_import(self, imp: ImportEdge) -> _Target | None:
-        segments = imp.module.split("::") if imp.module else []
-        if imp.name in (None, "*", ""):
-            return self._rust_path(imp.path, segments)
-        submodule = self._rust_path(imp.path, segments + [imp.name])
-        if submodule is not None:
-            return submodule
-        module = self._rust_path(imp.path, segments)
-        if module is not None:
-            found = self._lookup(module, imp.name)
-            if found:
-                return _Target(symbols=tuple(found))
-        return None
-
-    def _rust_path(self, importer: str, segments: list[str]) -> _Target | None:
-        """The file (and inline ``mod``) a ``crate::``/``super::``/``self::`` path names."""
-        if not segments or segments[0] not in ("crate", "super", "self"):
-            return None
-        parts = importer.split("/")
-        if "src" not in parts:
-            return None
-        idx = parts.index("src")
-        src_root = "/".join(parts[: idx + 1])
-        module = parts[idx + 1 :]
-        module[-1] = module[-1].removesuffix(".rs")
-        if module[-1] == "mod" or module in (["lib"], ["main"]):
-            module = module[:-1]
-        if segments[0] == "crate":
-            module = []
-        else:
-            while segments and segments[0] in ("super", "self"):
-                if segments[0] == "super":
-                    module = module[:-1]
-                segments = segments[1:]
-            segments = ["crate", *segments]
-        wanted = module + segments[1:]
-        for cut in range(len(wanted), -1, -1):
-            head, tail = wanted[:cut], wanted[cut:]
-            if head:
-                candidates = [
-                    f"{src_root}/{'/'.join(head)}.rs",
-                    f"{src_root}/{'/'.join(head)}/mod.rs",
-                ]
-            else:
-                candidates = [f"{src_root}/lib.rs", f"{src_root}/main.rs"]
-            for candidate in candidates:
-                if candidate in self.files:
-                    owner = ".".join(tail)
-                    inline = self._sym(f"{candidate}::{owner}")
-                    if owner and (inline is None or inline.kind != "module"):
-                        return None
-                    return _Target(scope=candidate, owner=owner)
-        return None
-
-    def _java_import(self, imp: ImportEdge) -> _Target | None:
-        if imp.name in (None, "*", ""):
-            return None
-        types = self._java(imp.module, imp.name)
-        if types:
-            return _Target(symbols=tuple(types))
-        # import static pkg.Cls.member
-        pkg, _, cls = imp.module.rpartition(".")
-        owners = self._java(pkg, cls)
-        if owners and len(owners) == 1:
-            members, _ = self._method(owners[0].path, owners[0].local_name, imp.name, set())
-            return _Target(symbols=tuple(members))
-        return None
-
 
 def _is_parameter(sym: Symbol, name: str) -> bool:
     """Whether ``name`` is among a function's parameters (read from its signature)."""
@@ -912,36 +545,6 @@ def _is_parameter(sym: Symbol, name: str) -> bool:
         part.strip().lstrip("*").split(":", 1)[0].split("=", 1)[0].strip() == name
         for part in params.split(",")
     )
-
-
-def python_module_names(paths: Iterable[str]) -> dict[str, list[str]]:
-    """Dotted module name -> files, from the package root and from the workspace root."""
-    return _module_names(frozenset(paths))
-
-
-@functools.lru_cache(maxsize=4)
-def _module_names(files: frozenset[str]) -> dict[str, list[str]]:
-    # cached: every incremental run of a workspace asks again for (mostly) the same files
-    inits = ("__init__.py", "__init__.pyi")
-    packages = {posixpath.dirname(p) for p in files if posixpath.basename(p) in inits}
-    names: dict[str, set[str]] = defaultdict(set)
-    for p in files:
-        if p.endswith(".pyi") and p[:-1] in files:
-            continue  # the stub and the module are one module
-        directory, base = posixpath.split(p)
-        stem = base.rsplit(".", 1)[0]
-        tail = [] if stem == "__init__" else [stem]
-        parts = directory.split("/") if directory else []
-        names[".".join(parts + tail)].add(p)
-        pkg_parts: list[str] = []
-        d = directory
-        while d and d in packages:
-            pkg_parts.insert(0, posixpath.basename(d))
-            d = posixpath.dirname(d)
-        canonical = ".".join(pkg_parts + tail)
-        if canonical:
-            names[canonical].add(p)
-    return {k: sorted(v) for k, v in names.items() if k}
 
 
 def build_graph(

@@ -14,7 +14,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EmbeddingError, InvalidInputError, NotFoundError
+from ..errors import InvalidInputError, NotFoundError
+from ..filters import Filters
 from ..store import CodeStore
 from ..store.code import AnchorRecord, EdgeRecord, SymbolRecord
 from .indexer import Indexer, IndexProgress, IndexReport
@@ -85,16 +86,20 @@ class AnchorInfo:
     path: str
     state: str
     anchored_at: float
+    symbol_sha256: str = ""
+    """the symbol's text hash when the note was anchored (an open buffer is compared to it)"""
 
     @classmethod
     def of(cls, rec: AnchorRecord) -> AnchorInfo:
         return cls(
             rec.doc_uid, rec.doc_title, rec.doc_status, rec.qualified_name, rec.path,
-            rec.state, rec.created_at,
+            rec.state, rec.created_at, rec.symbol_sha256,
         )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["symbol_sha256"]  # an internal hash: the front ends' output shows the state
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,44 +151,26 @@ class CodeIndex:
 
     # -- indexing ----------------------------------------------------------------------------
 
+    @property
+    def workers(self) -> int | None:
+        """Parser processes per pass (None: the default, up to 2)."""
+        return self._workers
+
     def index(
-        self,
-        progress: IndexProgress | None = None,
-        *,
-        embed: bool = False,
-        history: bool = True,
-        paths: Collection[str] | None = None,
+        self, progress: IndexProgress | None = None, *, paths: Collection[str] | None = None
     ) -> IndexReport:
-        """Bring the index up to date with the workspace (incremental).
+        """Bring the code index up to date with the workspace (incremental).
 
         ``paths`` (relative to the root, POSIX) names the only files that changed, when the
         caller knows (an editor's saves and file events): the pass then looks at just those.
-
-        The lexical index is committed, and usable, before this returns or embeds: with
-        ``embed``, the symbol chunks still without a vector are embedded afterwards, reported
-        to ``progress`` as phase ``embed`` (a provider that fails leaves them pending and
-        adds the reason to ``report.errors``). With ``history`` (and ``history.enabled``),
-        the git history follows (:mod:`nano_brain.history`), reported in ``report.history``.
+        The lexical index is committed, and usable, when this returns; the git history and
+        the embeddings are other passes (:func:`nano_brain.indexing.index_workspace` runs
+        all three).
         """
         indexer = Indexer(
             self.brain, workers=self._workers, exclude=self._exclude, max_bytes=self._max_bytes
         )
-        report = indexer.run(progress, paths=paths)
-        if history and self.brain.config.history.enabled:
-            from ..history import History
-
-            report.history = History(self.brain).index(progress, workers=self._workers).to_dict()
-        if embed and report.pending_embeddings:
-            notify = progress or (lambda phase, done, total: None)
-            notify("embed", 0, report.pending_embeddings)
-            try:
-                report.embedded = self.brain.embed_pending(
-                    progress=lambda done, total: notify("embed", done, total)
-                )
-            except EmbeddingError as exc:
-                report.errors.append(f"embeddings not computed: {exc}")
-            report.pending_embeddings = self.brain.store.pending_count()
-        return report
+        return indexer.run(progress, paths=paths)
 
     def counts(self) -> dict[str, int]:
         return self.code.counts()
@@ -220,6 +207,14 @@ class CodeIndex:
         """Call sites confidently resolved to ``symbol``."""
         target = self.resolve_symbol(symbol).qualified_name
         return [CallInfo.of(e) for e in self.code.callers([target])]
+
+    def calls_in(self, symbols: Sequence[str], path: str | None = None) -> list[CallInfo]:
+        """Calls made directly inside these symbols (qualified names, taken as they are), in
+        line order, then those of the top-level code of ``path``."""
+        edges = self.code.callees(symbols)
+        if path is not None:
+            edges += self.code.top_level_calls(path)
+        return [CallInfo.of(e) for e in edges]
 
     def possible_callers(self, symbol: str, limit: int = 200) -> list[CallInfo]:
         """Unresolved calls with the same bare name: guesses, never confident callers."""
@@ -306,11 +301,27 @@ class CodeIndex:
         with self.brain.store.transaction():
             return self.code.remove_anchor(doc.id, _clean(symbol, "symbol"))
 
-    def anchors(self, *, symbol: str | None = None, note: str | None = None) -> list[AnchorInfo]:
-        """Anchors of one symbol (by qualified name, present or not), of one note, or all."""
+    def anchors(
+        self,
+        *,
+        symbol: str | None = None,
+        note: str | None = None,
+        symbols: Sequence[str] | None = None,
+        path: str | None = None,
+        visible: Filters | None = None,
+    ) -> list[AnchorInfo]:
+        """Anchors of one symbol or of several (by qualified name, present or not), of one
+        note, of one file (``path``), or all.
+
+        With ``visible``, only the anchors of notes a read with those filters returns
+        (``Filters()``: no deleted, retracted or superseded notes).
+        """
         names = [_clean(symbol, "symbol")] if symbol is not None else None
+        if symbols is not None:
+            names = [*(names or []), *symbols]
         uid = self.brain.get(note).id if note is not None else None
-        return [AnchorInfo.of(a) for a in self.code.anchors(qualified_names=names, doc_uid=uid)]
+        found = self.code.anchors(qualified_names=names, doc_uid=uid, path=path, visible=visible)
+        return [AnchorInfo.of(a) for a in found]
 
     def stale_anchors(self) -> list[AnchorInfo]:
         """Anchors whose symbol changed text or disappeared since the note was anchored."""

@@ -10,7 +10,7 @@ from ..redact import Redaction, redact, redact_text
 from ._files import ReadLimits, fingerprint
 from .config import HarvestConfig, load_harvest_config
 from .digest import Digest, ErrorNote, build_digest, conversation_text
-from .harvester import Harvester, HarvestItem, HarvestReport
+from .harvester import Harvester
 from .model import (
     AGENTS,
     Message,
@@ -20,6 +20,7 @@ from .model import (
     ToolCall,
     TranscriptError,
 )
+from .report import HarvestItem, HarvestReport
 from .sources import HarvestLocations, discover_sessions, load_session
 from .summarize import (
     DigestSummarizer,

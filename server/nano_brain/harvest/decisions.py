@@ -131,28 +131,9 @@ def extract(session: Session) -> list[Extracted]:
 
 def extract_text(text: str) -> list[tuple[Kind, str]]:
     """The decisions and lessons in one message's text (rules in the module docstring)."""
-    lines = redact_text(text).splitlines()
-    out: list[tuple[Kind, str]] = []
+    reader = _Reader()
     fenced = False
-    section: Kind | None = None
-    adr = False  # under an ADR's "Decision" heading: its paragraph is the decision
-    paragraph: list[str] = []
-    item: list[str] = []
-    item_indent = -1
-
-    def flush_item() -> None:
-        nonlocal item
-        if item and section is not None:
-            out.append((section, _clean(" ".join(item))))
-        item = []
-
-    def flush_paragraph() -> None:
-        nonlocal paragraph
-        if paragraph:
-            out.append(("decision", _clean(" ".join(paragraph))))
-        paragraph = []
-
-    for line in lines:
+    for line in redact_text(text).splitlines():
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
@@ -161,60 +142,97 @@ def extract_text(text: str) -> list[tuple[Kind, str]]:
             continue
         heading = _HEADING.match(line)
         if heading is not None and not _LABEL.match(line):
-            flush_item()
-            flush_paragraph()
-            title = (heading.group("h") or heading.group("b") or "").strip()
-            adr_title = _ADR.match(line)
-            labelled_title = _LABEL.match(title)
-            if adr_title is not None:
-                out.append(("decision", _clean(adr_title.group("text"))))
-            elif labelled_title is not None:  # "## Decision: use Postgres"
-                kind = _kind(labelled_title.group("label"))
-                out.append((kind, _clean(labelled_title.group("text"))))
-            name = re.sub(r"^[^\w]+|[^\w]+$", "", title)
-            match = _SECTION.match(name)
-            if match is not None:
-                section, adr = _kind(match.group("what")), False
-                if name.lower() == "decision" and heading.group("h"):
-                    adr = True  # ADR layout: "## Decision" then prose
-            else:
-                section, adr = None, False
-            item_indent = -1
+            reader.heading(line, heading)
             continue
-        if section is not None:
-            bullet = _ITEM.match(line)
-            if bullet is not None:
-                indent = len(bullet.group("indent").expandtabs())
-                if item_indent < 0 or indent <= item_indent:
-                    flush_item()
-                    item_indent = indent
-                    item = [bullet.group("text")]
-                else:
-                    item.append(bullet.group("text"))
-                continue
-            if not stripped:
-                if adr:
-                    flush_paragraph()
-                continue
-            if item and line[:1].isspace():  # an item's continuation line
-                item.append(stripped)
-                continue
-            if adr:
-                paragraph.append(stripped)
-                continue
-            flush_item()
-            section = None  # prose after the list ends the section
+        if reader.section is not None and reader.in_section(line, stripped):
+            continue
+        reader.loose(line, stripped)
+    reader.flush_item()
+    reader.flush_paragraph()
+    return [(kind, text) for kind, text in reader.out if text]
+
+
+class _Reader:
+    """`extract_text`'s place in a message: the section it is in and what it is collecting."""
+
+    def __init__(self) -> None:
+        self.out: list[tuple[Kind, str]] = []
+        self.section: Kind | None = None
+        self.adr = False  # under an ADR's "Decision" heading: its paragraph is the decision
+        self.paragraph: list[str] = []
+        self.item: list[str] = []
+        self.item_indent = -1
+
+    def flush_item(self) -> None:
+        if self.item and self.section is not None:
+            self.out.append((self.section, _clean(" ".join(self.item))))
+        self.item = []
+
+    def flush_paragraph(self) -> None:
+        if self.paragraph:
+            self.out.append(("decision", _clean(" ".join(self.paragraph))))
+        self.paragraph = []
+
+    def heading(self, line: str, heading: re.Match[str]) -> None:
+        """A heading ends what was collected; it may say a decision itself, and it may
+        start a section of decisions or lessons."""
+        self.flush_item()
+        self.flush_paragraph()
+        title = (heading.group("h") or heading.group("b") or "").strip()
+        adr_title = _ADR.match(line)
+        labelled_title = _LABEL.match(title)
+        if adr_title is not None:
+            self.out.append(("decision", _clean(adr_title.group("text"))))
+        elif labelled_title is not None:  # "## Decision: use Postgres"
+            kind = _kind(labelled_title.group("label"))
+            self.out.append((kind, _clean(labelled_title.group("text"))))
+        name = re.sub(r"^[^\w]+|[^\w]+$", "", title)
+        match = _SECTION.match(name)
+        if match is not None:
+            self.section, self.adr = _kind(match.group("what")), False
+            if name.lower() == "decision" and heading.group("h"):
+                self.adr = True  # ADR layout: "## Decision" then prose
+        else:
+            self.section, self.adr = None, False
+        self.item_indent = -1
+
+    def in_section(self, line: str, stripped: str) -> bool:
+        """A line under a section heading: True when it belonged to the section; prose
+        after its list ends the section, and is then read as any other line."""
+        bullet = _ITEM.match(line)
+        if bullet is not None:
+            indent = len(bullet.group("indent").expandtabs())
+            if self.item_indent < 0 or indent <= self.item_indent:
+                self.flush_item()
+                self.item_indent = indent
+                self.item = [bullet.group("text")]
+            else:
+                self.item.append(bullet.group("text"))
+            return True
+        if not stripped:
+            if self.adr:
+                self.flush_paragraph()
+            return True
+        if self.item and line[:1].isspace():  # an item's continuation line
+            self.item.append(stripped)
+            return True
+        if self.adr:
+            self.paragraph.append(stripped)
+            return True
+        self.flush_item()
+        self.section = None
+        return False
+
+    def loose(self, line: str, stripped: str) -> None:
+        """A line outside any section: a labelled line, or sentences that say a decision."""
         labelled = _LABEL.match(line)
         if labelled is not None:
-            out.append((_kind(labelled.group("label")), _clean(labelled.group("text"))))
-            continue
+            self.out.append((_kind(labelled.group("label")), _clean(labelled.group("text"))))
+            return
         if _SENTENCE.search(line):
             for sentence in _SENTENCE_END.split(stripped.lstrip("-*+> ").strip()):
                 if _SENTENCE.search(sentence) and not sentence.rstrip().endswith("?"):
-                    out.append(("decision", _clean(sentence)))
-    flush_item()
-    flush_paragraph()
-    return [(kind, text) for kind, text in out if text]
+                    self.out.append(("decision", _clean(sentence)))
 
 
 def symbol_names(text: str) -> list[str]:

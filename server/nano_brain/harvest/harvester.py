@@ -32,9 +32,9 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..config import AgentName
 from ..errors import NanoBrainError, TombstonedError
@@ -50,94 +50,16 @@ from .config import HarvestConfig, harvest_config_of
 from .decisions import harvest_decisions
 from .digest import Digest, build_digest
 from .model import Session, SessionSource, TranscriptError, is_within
+from .report import Action, HarvestItem, HarvestReport
 from .sources import HarvestLocations, discover_sessions, load_session
 from .summarize import DIGEST, Summarizer, Summary, create_summarizer
+from .watch import SessionWatch
 
 log = logging.getLogger("nano_brain.harvest")
 
 FORMAT_VERSION = 1
 """Bump when the stored summary's layout changes: every session is then summarised again."""
 COLLECTION = "sessions"
-
-Action = Literal[
-    "added",
-    "updated",
-    "unchanged",
-    "tombstoned",
-    "other-workspace",
-    "settling",
-    "empty",
-    "failed",
-]
-SKIPPED: tuple[Action, ...] = ("unchanged", "tombstoned", "other-workspace", "settling", "empty")
-
-
-@dataclass(slots=True)
-class HarvestItem:
-    """What one tick did with one session source."""
-
-    action: Action
-    agent: AgentName
-    source: str
-    """The source key, also the stored summary's `source_path` and the tombstone key."""
-    session_id: str | None = None
-    doc_id: str | None = None
-    version: int | None = None
-    title: str | None = None
-    summarizer: str | None = None
-    error: str | None = None
-    """Why it failed, or (with a digest fallback) why the configured summariser failed."""
-    warnings: int = 0
-    """Malformed lines or records skipped while parsing."""
-    skipped: dict[str, int] | None = None
-    """The skipped lines by reason (malformed, too-long, too-deep, ...), when any."""
-    redactions: int = 0
-    due_in_s: float | None = None
-    """For "settling": seconds until the source counts as settled."""
-    decisions: int | None = None
-    """Decision and lesson notes this write added (see `decisions`)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
-    def describe_skipped(self) -> str:
-        """`2 lines (1 malformed, 1 too-long)`, or "" when nothing was skipped."""
-        return describe_skipped(self.skipped) if self.skipped else ""
-
-
-@dataclass(slots=True)
-class HarvestReport:
-    items: list[HarvestItem] = field(default_factory=list)
-    dry_run: bool = False
-    elapsed_s: float = 0.0
-    errors: list[str] = field(default_factory=list)
-    """What went wrong beside the sessions (a ticket pattern that timed out this tick)."""
-
-    def counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for item in self.items:
-            counts[item.action] = counts.get(item.action, 0) + 1
-        return dict(sorted(counts.items()))
-
-    @property
-    def changed(self) -> list[HarvestItem]:
-        """Items that wrote (or, in a dry run, would write) a summary."""
-        return [i for i in self.items if i.action in ("added", "updated")]
-
-    @property
-    def warnings(self) -> int:
-        """Transcript lines skipped (malformed, too long, ...) across the sessions read."""
-        return sum(item.warnings for item in self.items)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "dry_run": self.dry_run,
-            "elapsed_s": round(self.elapsed_s, 4),
-            "counts": self.counts(),
-            "warnings": self.warnings,
-            "errors": self.errors,
-            "items": [i.to_dict() for i in self.items],
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,128 +386,20 @@ class Harvester:
         folders that did not exist yet are watched once they appear. Sessions held back
         as still settling get a tick when they are due. Returns when `stop` is set.
         """
-        from watchdog.events import FileSystemEvent, FileSystemEventHandler
-        from watchdog.observers import Observer
-
-        stop = stop or threading.Event()
-        debounce = self.config.debounce_s if debounce_s is None else debounce_s
-        settle = self.config.settle_s if settle_s is None else settle_s
-        rescan = self.config.rescan_s if rescan_s is None else rescan_s
         selected = [a for a in (agents or self.config.agents) if a in self.config.agents]
-        bases = {agent: self.locations.base(agent).expanduser() for agent in selected}
-        lock = threading.Lock()
-        dirty: set[AgentName] = set()
-        last_event = [0.0]
-        wake = threading.Event()
-
-        class _Handler(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                if event.event_type in ("opened", "closed_no_write"):
-                    return  # reads (ours included) change nothing
-                path = os.fsdecode(event.src_path)
-                agents = [a for a, base in bases.items() if is_within(path, base)]
-                if agents:
-                    with lock:
-                        dirty.update(agents)
-                        last_event[0] = time.monotonic()
-                    wake.set()
-
-        observer = Observer()
-        handler = _Handler()
-        watched: set[Path] = set()
-
-        def schedule() -> None:
-            for base in set(bases.values()) - watched:
-                if base.is_dir():
-                    try:
-                        observer.schedule(handler, str(base), recursive=True)
-                        watched.add(base)
-                    except OSError as exc:  # inotify watch limit, permissions
-                        log.warning("cannot watch %s: %s", base, exc)
-
-        waiting: set[str] = set()
-
-        def tick(agents: Iterable[AgentName]) -> float | None:
-            report = self.run_once(agents=agents, settle_s=settle)
-            if on_report is not None:
-                on_report(report)
-            settling = [i for i in report.items if i.due_in_s is not None]
-            _announce_settling(settling, waiting, settle)
-            waits = [i.due_in_s for i in settling if i.due_in_s is not None]
-            return time.monotonic() + min(waits) + 0.05 if waits else None
-
-        schedule()
-        log.info(
-            "watching %s for sessions of %s (settle %gs, debounce %gs, rescan %gs)",
-            ", ".join(str(b) for b in sorted(set(bases.values()))) or "no folders",
-            ", ".join(selected) or "no agents",
-            settle,
-            debounce,
-            rescan,
-        )
-        observer.start()
-        try:
-            settle_due = tick(selected)
-            next_rescan = time.monotonic() + rescan
-            while not stop.is_set():
-                with lock:
-                    pending = bool(dirty)
-                    quiet_at = last_event[0] + debounce
-                deadlines = [next_rescan] + ([quiet_at] if pending else [])
-                deadlines += [settle_due] if settle_due is not None else []
-                timeout = max(0.0, min(deadlines) - time.monotonic())
-                wake.wait(min(timeout, 0.25))  # short waits: `stop` is checked promptly
-                wake.clear()
-                now = time.monotonic()
-                with lock:
-                    due = bool(dirty) and now >= last_event[0] + debounce
-                    agents = set(dirty) if due else set()
-                    if due:
-                        dirty.clear()
-                if now >= next_rescan or (settle_due is not None and now >= settle_due):
-                    schedule()
-                    settle_due = tick(selected)
-                    next_rescan = now + rescan
-                elif agents:
-                    settle_due = _earliest(settle_due, tick(sorted(agents)))
-        finally:
-            observer.stop()
-            observer.join(timeout=5)
+        settle = self.config.settle_s if settle_s is None else settle_s
+        SessionWatch(
+            lambda chosen: self.run_once(agents=chosen, settle_s=settle),
+            selected,
+            {agent: self.locations.base(agent).expanduser() for agent in selected},
+            debounce=self.config.debounce_s if debounce_s is None else debounce_s,
+            settle=settle,
+            rescan=self.config.rescan_s if rescan_s is None else rescan_s,
+            on_report=on_report,
+        ).run(stop or threading.Event())
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def _announce_settling(items: list[HarvestItem], waiting: set[str], settle: float) -> None:
-    """Say, once per session, that watch is holding it back until it has been quiet.
-
-    Without this line a watcher sits silent for `settle_s` after every new session.
-    `waiting` is the set announced so far; sessions no longer settling leave it.
-    """
-    current = {item.source for item in items}
-    fresh = [item for item in items if item.source not in waiting]
-    waiting.intersection_update(current)
-    if not fresh:
-        return
-    waiting.update(item.source for item in fresh)
-    names = ", ".join(f"{i.agent} {(i.session_id or i.source)[:36]}" for i in fresh[:3])
-    more = f" and {len(fresh) - 3} more" if len(fresh) > 3 else ""
-    due = min(item.due_in_s or 0.0 for item in fresh)
-    log.info(
-        "waiting for %d session%s still being written to be quiet for %gs "
-        "(harvested in %.0fs if nothing changes): %s%s",
-        len(fresh),
-        "" if len(fresh) == 1 else "s",
-        settle,
-        due,
-        names,
-        more,
-    )
-
-
-def _earliest(a: float | None, b: float | None) -> float | None:
-    known = [x for x in (a, b) if x is not None]
-    return min(known) if known else None
 
 
 def _stamp(source: SessionSource) -> _Stamp:

@@ -15,7 +15,7 @@ import difflib
 import hashlib
 from collections.abc import Callable, Sequence
 
-from ..codeindex import parse_file
+from ..codeindex.parse import parse_file
 
 #: (local name, kind, first line, last line): ``Class.method``, not ``path::Class.method``.
 Span = tuple[str, str, int, int]

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
-from ..codeindex import DEFAULT_MAX_BYTES, language_for_path
+from ..codeindex.languages import language_for_path
+from ..codeindex.walk import DEFAULT_MAX_BYTES
 from ..fields import is_tag
 from ..redact import redact_text
 from ..store.history import COMMIT_SOURCE_PREFIX, CommitRows, HistoryStore
@@ -111,34 +112,11 @@ class HistoryIndexer:
         return report
 
     def _run(self, report: HistoryReport, notify: HistoryProgress) -> None:
+        found = self._repository(report)
+        if found is None:
+            return
+        git, info, head = found
         cfg = self.config
-        if not cfg.enabled:
-            report.state, report.message = "disabled", "history.enabled is off"
-            return
-        if not self.store.kept:
-            report.state = "disabled"
-            report.message = "this store keeps no git history (it is per clone)"
-            return
-        try:
-            git = Git(self.brain.root)
-        except GitError as exc:
-            report.state, report.message = "git-missing", str(exc)
-            return
-        info = git.info()
-        if info is None:
-            report.state = "no-git"
-            report.message = "not a git repository: no history to index"
-            return
-        report.head, report.shallow = info.head, info.shallow
-        if info.shallow:
-            report.message = (
-                "shallow clone: history starts at the clone's depth "
-                "(`git fetch --unshallow` for all of it)"
-            )
-        if info.head is None:
-            report.state = "no-commits"
-            report.message = "the repository has no commits yet"
-            return
         # what the index knows about itself is kept with the history (per clone in team mode)
         store, meta = self.brain.store, self.store
         window = f"{cfg.max_commits}|{cfg.since or ''}"
@@ -150,30 +128,30 @@ class HistoryIndexer:
             with store.transaction():
                 self.store.delete_commits(stored)
             stored = {}
-        if known == info.head and meta.meta_get(_META_WINDOW) == window and stored:
+        if known == head and meta.meta_get(_META_WINDOW) == window and stored:
             report.state = "up-to-date"
             return
         full = not known or not stored or meta.meta_get(_META_WINDOW) != window
         exclude: list[str] = []
         forward = False
         if not full and known:
-            if git.is_ancestor(known, info.head):
+            if git.is_ancestor(known, head):
                 exclude, forward = [known], True
             else:
-                base = git.run("merge-base", known, info.head, check=False).strip()
+                base = git.run("merge-base", known, head, check=False).strip()
                 exclude = [base] if base in stored else []
         notify("history", 0, 0)
         skip = {t.source for t in store.tombstones() if t.source.startswith(COMMIT_SOURCE_PREFIX)}
         fresh = [
             c
             for c in git.log(
-                info.head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since
+                head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since
             )  # fmt: skip
             if c.hash not in stored and COMMIT_SOURCE_PREFIX + c.hash not in skip
         ]
         gone: list[str] = []
         if not forward:
-            wanted = set(git.rev_list(info.head, max_count=cfg.max_commits, since=cfg.since))
+            wanted = set(git.rev_list(head, max_count=cfg.max_commits, since=cfg.since))
             gone = [h for h in stored if h not in wanted]
         spans = self._parse_blobs(git, info, fresh, report, notify)
         reader = BlobReader(git, DEFAULT_MAX_BYTES) if fresh else None
@@ -183,7 +161,7 @@ class HistoryIndexer:
             if reader is not None:
                 reader.close()
         with store.transaction():
-            meta.meta_set(_META_HEAD, info.head)
+            meta.meta_set(_META_HEAD, head)
             meta.meta_set(_META_WINDOW, window)
             meta.meta_set(_META_REDACTED, "1")
             meta.meta_set(META_SHALLOW, "1" if info.shallow else "0")
@@ -191,8 +169,42 @@ class HistoryIndexer:
                 at=time.time(),
                 actor=self.brain.actor,
                 action="history",
-                details={"head": info.head, "added": report.added, "removed": report.removed},
+                details={"head": head, "added": report.added, "removed": report.removed},
             )
+
+    def _repository(self, report: HistoryReport) -> tuple[Git, RepoInfo, str] | None:
+        """The repository to read, what it is and its HEAD; None (the report saying why) when
+        there is no history to index: disabled, not kept by this store, no git, no repository
+        or no commit yet."""
+        cfg = self.config
+        if not cfg.enabled:
+            report.state, report.message = "disabled", "history.enabled is off"
+            return None
+        if not self.store.kept:
+            report.state = "disabled"
+            report.message = "this store keeps no git history (it is per clone)"
+            return None
+        try:
+            git = Git(self.brain.root)
+        except GitError as exc:
+            report.state, report.message = "git-missing", str(exc)
+            return None
+        info = git.info()
+        if info is None:
+            report.state = "no-git"
+            report.message = "not a git repository: no history to index"
+            return None
+        report.head, report.shallow = info.head, info.shallow
+        if info.shallow:
+            report.message = (
+                "shallow clone: history starts at the clone's depth "
+                "(`git fetch --unshallow` for all of it)"
+            )
+        if info.head is None:
+            report.state = "no-commits"
+            report.message = "the repository has no commits yet"
+            return None
+        return git, info, info.head
 
     # -- blobs ---------------------------------------------------------------------------------
 

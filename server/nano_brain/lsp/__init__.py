@@ -1,6 +1,7 @@
 """The editor sidecar: a pygls language server over the workspace's Brain and code index."""
 
+from .factory import build_server
 from .options import InitializationOptions, parse_options
-from .server import NanoBrainServer, build_server
+from .server import NanoBrainServer
 
 __all__ = ["InitializationOptions", "NanoBrainServer", "build_server", "parse_options"]

@@ -19,10 +19,9 @@ from urllib.parse import quote
 
 from lsprotocol import types as lsp
 
-from ..codeindex import Routes, Symbol
-from ..errors import NanoBrainError
+from ..codeindex import AnchorInfo, Routes, Symbol
+from ..errors import InvalidInputError, NanoBrainError
 from ..filters import Filters
-from ..store.code import AnchorRecord
 from ..text import body_under_title, one_line
 from ..timeutil import parse_instant
 from ..why import author_label, hover_history
@@ -100,15 +99,15 @@ class Context:
 # -- anchors -----------------------------------------------------------------------------------
 
 
-def anchors_of(folder: Folder, names: list[str]) -> list[AnchorRecord]:
+def anchors_of(folder: Folder, names: list[str]) -> list[AnchorInfo]:
     """Anchors on these symbols whose notes a default read shows: none that were deleted,
     retracted or superseded (the successor carries the anchor when it was moved to it)."""
     if not names:
         return []
-    return folder.read_index.code.anchors(qualified_names=names, visible=Filters())
+    return folder.read_index.anchors(symbols=names, visible=Filters())
 
 
-def staleness(anchor: AnchorRecord, ctx: Context | None) -> str | None:
+def staleness(anchor: AnchorInfo, ctx: Context | None) -> str | None:
     """None when the anchored code is as it was; else ``changed`` or ``missing``.
 
     The open buffer wins over the index: an unsaved edit already makes a note stale.
@@ -123,12 +122,12 @@ def staleness(anchor: AnchorRecord, ctx: Context | None) -> str | None:
 
 
 def note_views(
-    folder: Folder, anchors: list[AnchorRecord], ctx: Context | None, snippet_chars: int
+    folder: Folder, anchors: list[AnchorInfo], ctx: Context | None, snippet_chars: int
 ) -> list[NoteView]:
     views: list[NoteView] = []
     for anchor in anchors:
         try:
-            doc = folder.reader.get(anchor.doc_uid)
+            doc = folder.reader.get(anchor.note_id)
         except NanoBrainError:
             continue
         body = body_under_title(doc.content or "", doc.title)
@@ -173,8 +172,7 @@ def hover(
     named = symbols_named(ctx.symbols, word, line)
     targets = [s.qualified_name for s in named[:3]]
     if not targets:
-        found = ctx.folder.read_index.code.find_symbols(word, None, 5)
-        targets = [r.qualified_name for r in found if r.name == word][:3]
+        targets = indexed_named(ctx.folder, word)[:3]
     query = hover_query(word, targets[0] if targets else None) if opts.max_related else ""
     pending = None
     if query:
@@ -224,9 +222,17 @@ def symbol_at(ctx: Context, line: int, character: int) -> str | None:
     named = symbols_named(ctx.symbols, word, line + 1)
     if named:
         return named[0].qualified_name
-    found = ctx.folder.read_index.code.find_symbols(word, None, 5)
-    exact = [r.qualified_name for r in found if r.name == word]
+    exact = indexed_named(ctx.folder, word)
     return exact[0] if exact else None
+
+
+def indexed_named(folder: Folder, word: str) -> list[str]:
+    """Qualified names of indexed symbols named ``word`` (among the first few found)."""
+    try:
+        found = folder.read_index.symbols(word, limit=5)
+    except InvalidInputError:  # no symbol has such a name (over 1000 characters)
+        return []
+    return [s.qualified_name for s in found if s.name == word]
 
 
 def history_view(folder: Folder, qualified_name: str, opts: Any) -> HistoryView:
@@ -275,13 +281,11 @@ def prefetch_queries(ctx: Context, limit: int = 100) -> list[str]:
     the callee)."""
     queries = [hover_query(s.name, s.qualified_name) for s in ctx.symbols]
     try:
-        code = ctx.folder.read_index.code
-        calls = code.callees([s.qualified_name for s in ctx.symbols])
-        calls += code.top_level_calls(ctx.rel)
+        calls = ctx.folder.read_index.calls_in([s.qualified_name for s in ctx.symbols], ctx.rel)
     except NanoBrainError as exc:
         log.info("no callees to prefetch for %s: %s", ctx.rel, exc)
         calls = []
-    queries += [hover_query(c.name, c.target) for c in calls if c.target]
+    queries += [hover_query(c.name, c.callee) for c in calls if c.callee]
     return [q for q in dict.fromkeys(queries) if q][:limit]
 
 
@@ -315,7 +319,7 @@ def hover_query(word: str, qualified_name: str | None) -> str:
 def code_lenses(ctx: Context) -> list[lsp.CodeLens]:
     """ "N notes" above each symbol of the buffer that has anchored notes."""
     anchors = anchors_of(ctx.folder, [s.qualified_name for s in ctx.symbols])
-    by_symbol: dict[str, list[AnchorRecord]] = defaultdict(list)
+    by_symbol: dict[str, list[AnchorInfo]] = defaultdict(list)
     for a in anchors:
         by_symbol[a.qualified_name].append(a)
     lenses: list[lsp.CodeLens] = []
@@ -353,20 +357,20 @@ def stale_diagnostics(ctx: Context) -> list[lsp.Diagnostic]:
         out.append(
             lsp.Diagnostic(
                 range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)),
-                message=f'note #{a.doc_uid} "{a.doc_title}" may be stale: '
+                message=f'note #{a.note_id} "{a.note_title}" may be stale: '
                 f"{a.qualified_name.split('::', 1)[-1]} {what} it was written",
                 severity=lsp.DiagnosticSeverity.Hint,
                 source=SOURCE,
                 code="stale-anchor",
-                data={"note": a.doc_uid, "symbol": a.qualified_name},
+                data={"note": a.note_id, "symbol": a.qualified_name},
             )
         )
     return out
 
 
-def anchors_of_file(ctx: Context) -> list[AnchorRecord]:
+def anchors_of_file(ctx: Context) -> list[AnchorInfo]:
     """The anchors in this file whose notes a default read shows (as `anchors_of`)."""
-    return ctx.folder.read_index.code.anchors(path=ctx.rel, visible=Filters())
+    return ctx.folder.read_index.anchors(path=ctx.rel, visible=Filters())
 
 
 # -- code actions ------------------------------------------------------------------------------
@@ -394,13 +398,13 @@ def code_actions(ctx: Context, rng: lsp.Range) -> list[lsp.CodeAction]:
     add("nano-brain: Record decision…", "nano-brain.recordDecision", where)
     if sym is not None:
         for a in anchors_of(ctx.folder, [sym.qualified_name]):
-            if a.doc_status != "active":
+            if a.note_status != "active":
                 continue
-            label = one_line(a.doc_title or a.doc_uid, 40)
-            old = {**where, "old": a.doc_uid}
-            retract = {"id": a.doc_uid, "uri": ctx.uri, "reason": "marked stale from the editor"}
-            add(f"nano-brain: Supersede note #{a.doc_uid} ({label})…", "nano-brain.supersede", old)
-            add(f"nano-brain: Retract note #{a.doc_uid} ({label})", "nano-brain.retract", retract)
+            label = one_line(a.note_title or a.note_id, 40)
+            old = {**where, "old": a.note_id}
+            retract = {"id": a.note_id, "uri": ctx.uri, "reason": "marked stale from the editor"}
+            add(f"nano-brain: Supersede note #{a.note_id} ({label})…", "nano-brain.supersede", old)
+            add(f"nano-brain: Retract note #{a.note_id} ({label})", "nano-brain.retract", retract)
     query = sym.name if sym else None
     add("nano-brain: Search related memory", "nano-brain.searchRelated",
         {**where, **({"query": query} if query else {})})  # fmt: skip

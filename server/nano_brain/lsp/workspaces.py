@@ -204,7 +204,7 @@ class Folders:
             RelatedLookups(
                 search, partial(_generation, reader), GenerationCache(hover.cache_entries)
             ),
-            PathRules(root, exclude, skip=brain.store.path.parent),
+            PathRules(root, exclude, skip=brain.store_path.parent),
         )
         with self._lock:
             kept = self._by_root.setdefault(root, folder)

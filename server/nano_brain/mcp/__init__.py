@@ -1,7 +1,7 @@
 """nano-brain over MCP: the memory tools for agents, over stdio, loopback HTTP or a unix socket.
 
 Nothing here knows SQL: every tool calls a Brain method. See `registry` for how tools are
-declared and `security` for what protects the HTTP transport.
+declared and `nano_brain.serving.security` for what protects the HTTP transport.
 """
 
 import importlib
@@ -14,14 +14,14 @@ _EXPORTS = {
     "ToolRegistry": "registry",
     "ToolSpec": "registry",
     "load_registry": "registry",
-    "HttpGuard": "security",
-    "check_bind": "security",
-    "load_or_create_token": "security",
-    "token_path": "security",
+    "HttpGuard": "..serving.security",
+    "check_bind": "..serving.security",
+    "load_or_create_token": "..serving.security",
+    "token_path": "..serving.security",
     "build_server": "server",
-    "Endpoint": "statefiles",
+    "Endpoint": "..serving.statefiles",
     "build_http_app": "transports",
-    "read_endpoint": "statefiles",
+    "read_endpoint": "..serving.statefiles",
     "run_stdio": "transports",
     "serve_http": "transports",
 }
@@ -31,7 +31,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{module}", __name__), name)
+    relative = module if module.startswith(".") else f".{module}"
+    return getattr(importlib.import_module(relative, __name__), name)
 
 
 __all__ = [

@@ -15,7 +15,7 @@ from ..anchoring import MAX_ANCHORS, Anchored, AnchoredWriteResult, anchor, unan
 from ..brain import Brain
 from ..config import StorageConfig
 from ..filters import Filters, Kind, Status
-from ..models import Document, History, SearchResponse, WakeUp
+from ..models import Document, DocumentVersions, SearchResponse, WakeUp
 from ..search import MAX_QUERY_CHARS, Mode, validate_request
 from ..timeutil import MAX_TIME_CHARS, UPPER_BOUND_HELP
 from .registry import StrictInput, ToolRegistry
@@ -385,9 +385,13 @@ def register(registry: ToolRegistry) -> None:
         return brain.retract(p.id, reason=p.reason)
 
     @registry.tool(
-        "memory_history", title="Document history", input=RefInput, output=History, read_only=True
+        "memory_history",
+        title="Document history",
+        input=RefInput,
+        output=DocumentVersions,
+        read_only=True,
     )
-    def memory_history(brain: Brain, p: RefInput) -> History:
+    def memory_history(brain: Brain, p: RefInput) -> DocumentVersions:
         """Every version of a document and its audit events (who wrote, edited, superseded
         or retracted it, and when). Use it to understand how a decision evolved."""
         return brain.history(p.id)

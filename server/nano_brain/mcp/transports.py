@@ -1,7 +1,6 @@
 """Run a workspace's MCP server over stdio, or streamable HTTP on loopback / a unix socket.
 
-HTTP listeners are opened here (not by uvicorn) so a free port is known before serving
-starts and a unix socket is 0600 before it accepts its first connection. While an HTTP
+The listener, uvicorn and the endpoint files come from `nano_brain.serving`. While an HTTP
 server runs, `<state>/workspaces/<id>/mcp-endpoint.json` says where it is, so
 `nano-brain mcp-config` can print ready-to-paste client settings.
 """
@@ -11,26 +10,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
-import socket
-import stat
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 import anyio
-import uvicorn
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from ..brain import Brain
-from ..errors import InvalidInputError
+from ..serving.http import (
+    absorb_resent_signals,
+    listener_url,
+    open_listener,
+    serve_announced,
+    uvicorn_server,
+)
+from ..serving.security import HttpGuard, check_bind
+from ..serving.statefiles import Endpoint, remove_endpoint, token_path, write_endpoint
 from .registry import BUILTIN_TOOL_MODULES
-from .security import HttpGuard, check_bind
 from .server import build_server
-from .statefiles import Endpoint, remove_endpoint, token_path, write_endpoint
-from .statefiles import read_endpoint as read_endpoint  # `nano-brain mcp-config` imports it here
 from .stdio import stdio_streams
 
 log = logging.getLogger(__name__)
@@ -77,49 +75,6 @@ def build_http_app(
     return HttpGuard(app, token=token, allow_remote=allow_remote)
 
 
-def open_listener(host: str, port: int, socket_path: Path | None) -> socket.socket:
-    """A listening socket: TCP on host:port (0 = a free port) or a 0600 unix socket."""
-    if socket_path is not None:
-        return _unix_listener(socket_path)
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family, kind, proto, _, address = infos[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address)
-    except OSError as exc:
-        sock.close()
-        raise InvalidInputError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
-    sock.listen(128)
-    return sock
-
-
-def _unix_listener(path: Path) -> socket.socket:
-    path = path.expanduser().absolute()
-    if path.exists() or path.is_symlink():
-        if not stat.S_ISSOCK(path.lstat().st_mode):
-            raise InvalidInputError(f"{path} exists and is not a socket")
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(str(path))
-        except OSError:
-            path.unlink()  # a stale socket left by a server that died
-        else:
-            raise InvalidInputError(f"another server is already listening on {path}")
-        finally:
-            probe.close()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)  # the socket is born 0600: no window where others may connect
-    try:
-        sock.bind(str(path))
-    finally:
-        os.umask(old_umask)
-    os.chmod(path, 0o600)
-    sock.listen(128)
-    return sock
-
-
 def serve_http(
     brain: Brain,
     *,
@@ -136,7 +91,7 @@ def serve_http(
         check_bind(host, auth=token is not None, allow_remote=allow_remote)
     sock = open_listener(host, port, socket_path)
     endpoint = Endpoint(
-        url=listener_url(sock, socket_path),
+        url=listener_url(sock, socket_path, MCP_PATH),
         socket=str(socket_path.expanduser().absolute()) if socket_path else None,
         auth=token is not None,
         token_file=str(token_path(brain.workspace_id)) if token else None,
@@ -153,51 +108,11 @@ def serve_http(
         if on_ready is not None:
             on_ready(endpoint)
 
-    previous = _absorb_resent_signals()
     try:
-        asyncio.run(serve_announced(server, sock, started))
+        with absorb_resent_signals():
+            asyncio.run(serve_announced(server, sock, started))
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
         sock.close()
         if socket_path is not None and endpoint.socket:
             Path(endpoint.socket).unlink(missing_ok=True)
         remove_endpoint(brain.workspace_id)
-
-
-def listener_url(sock: socket.socket, socket_path: Path | None) -> str:
-    """The URL clients use: `http://localhost/mcp` over a unix socket, else host:port."""
-    if socket_path is not None:
-        return f"http://localhost{MCP_PATH}"
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}{MCP_PATH}"
-
-
-def uvicorn_server(app: ASGIApp) -> uvicorn.Server:
-    """uvicorn for our app: no logging config of its own, no access log (URLs stay private)."""
-    config = uvicorn.Config(
-        app, log_config=None, log_level="warning", access_log=False, lifespan="on"
-    )
-    return uvicorn.Server(config)
-
-
-async def serve_announced(
-    server: uvicorn.Server, sock: socket.socket, on_started: Callable[[], None]
-) -> None:
-    """Serve on `sock` until stopped; `on_started` runs once it accepts connections (the
-    moment to write the endpoint file), never if startup fails."""
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started and not task.done():
-        await asyncio.sleep(0.005)
-    if server.started:
-        on_started()
-    await task
-
-
-def _absorb_resent_signals() -> dict[int, Any]:
-    """uvicorn re-raises SIGINT/SIGTERM after its graceful shutdown; absorb that re-raise so
-    the socket and endpoint files are cleaned up and the process exits 0."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    return {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}

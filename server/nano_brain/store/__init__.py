@@ -24,6 +24,7 @@ from .rows import BM25_WEIGHTS, AuditRow, ChunkRow, DocumentRow, Hit, PendingChu
 from .sqlite import EngineProbe, load_vec, probe_engine, sqlite_module
 from .sqlite.code import CodeStore
 from .sqlite.migrations import SCHEMA_VERSION
+from .sqlite.recovery import finish_interrupted_load, index_run_lock, recover_interrupted_index
 from .sqlite.store import SqliteStore
 
 if TYPE_CHECKING:
@@ -85,4 +86,7 @@ __all__ = [
     "Store",
     "Tombstone",
     "open_store",
+    "finish_interrupted_load",
+    "index_run_lock",
+    "recover_interrupted_index",
 ]

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 
 from ..filters import Filters
 from .predicate import decision_sql
-from .rows import TimelineBucket, TimelinePoint
+from .rows import AnchorView as AnchorView  # the row types' old home: re-exported
+from .rows import FileWeight as FileWeight
+from .rows import TimelineBucket as TimelineBucket
+from .rows import TimelinePoint as TimelinePoint
 
 if TYPE_CHECKING:
     from .interface import SqlStore as Store

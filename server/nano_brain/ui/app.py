@@ -1,6 +1,6 @@
 """The memory page as an ASGI app: the static bundle, and a JSON API over one Brain.
 
-Behind the MCP server's own guard (`mcp.security.HttpGuard`: Host, then Origin, then a bearer
+Behind the MCP server's own guard (`serving.security.HttpGuard`: Host, then Origin, then a bearer
 token), three kinds of route: the page's API under `/api/` takes a page token (minted for
 one page by this server, see `session`); `/api/code`, where a second `nano-brain ui` asks for
 a fresh one-time code, takes the workspace's token; `/api/session`, where a code is traded for
@@ -36,8 +36,8 @@ from ..errors import (
     StoreError,
     StoreReadOnlyError,
 )
-from ..mcp.security import HttpGuard
 from ..search import validate_request
+from ..serving.security import HttpGuard
 from .peer import same_user
 from .session import PageSessions
 from .views import MemoryViews, TimelineQuery

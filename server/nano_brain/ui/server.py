@@ -11,20 +11,26 @@ import asyncio
 import json
 import logging
 import os
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..brain import Brain
 from ..errors import InvalidInputError
-from ..mcp.security import check_bind
-from ..mcp.statefiles import read_private, workspace_state_dir, write_private
-from ..mcp.transports import (
-    _absorb_resent_signals,
+from ..serving.http import (
+    absorb_resent_signals,
+    listener_url,
     open_listener,
     serve_announced,
     uvicorn_server,
+)
+from ..serving.security import check_bind
+from ..serving.statefiles import (
+    is_running,
+    read_private,
+    remove_own,
+    workspace_state_dir,
+    write_private,
 )
 from .app import build_app
 from .session import PageSessions
@@ -61,11 +67,7 @@ def read_running(workspace_id: str) -> tuple[str, int] | None:
         return None
     if not url.startswith("http://127.0.0.1:") and not url.startswith("http://[::1]:"):
         return None  # only ever a loopback address of our own making
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return None
-    return url, pid
+    return (url, pid) if is_running(pid) else None
 
 
 def fresh_link(url: str, token: str) -> str | None:
@@ -95,9 +97,7 @@ def serve_ui(
     check_bind(host, auth=True, allow_remote=False)
     sessions = PageSessions()
     sock = open_listener(host, port, None)
-    bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    url = f"http://{shown}:{bound_port}/"
+    url = listener_url(sock, None, "/")
     endpoint = UiEndpoint(url, f"{url}#code={sessions.mint()}", os.getpid(), str(brain.root))
     server = uvicorn_server(build_app(brain, token=token, sessions=sessions))
     path = endpoint_path(brain.workspace_id)
@@ -109,20 +109,9 @@ def serve_ui(
         if on_ready is not None:
             on_ready(endpoint)
 
-    previous = _absorb_resent_signals()
     try:
-        asyncio.run(serve_announced(server, sock, started))
+        with absorb_resent_signals():
+            asyncio.run(serve_announced(server, sock, started))
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
         sock.close()
-        _remove_own_endpoint(path)
-
-
-def _remove_own_endpoint(path: Path) -> None:
-    try:
-        data = json.loads(read_private(path))
-    except (OSError, ValueError, InvalidInputError):
-        return
-    if isinstance(data, dict) and data.get("pid") == os.getpid():
-        path.unlink(missing_ok=True)
+        remove_own(path)

@@ -1,4 +1,4 @@
-"""What each memory view shows, read through the Brain and the store's view queries.
+"""What each memory view shows, read through the Brain.
 
 Pure reads: every change the page makes goes through the Brain's own methods in `api`.
 Inputs arrive as pydantic models (validated at the edge); outputs are plain JSON-able dicts.
@@ -75,14 +75,14 @@ class MemoryViews:
     def info(self) -> dict[str, Any]:
         """What the page needs once: the workspace, its counts, and the filter choices."""
         brain = self.brain
-        counts = brain.store.counts()
+        counts = brain.counts()
         return {
             "version": __version__,
             "workspace": str(brain.root),
             "workspace_id": brain.workspace_id,
             "actor": brain.actor,
             "review": brain.config.review.enabled,
-            "read_only": brain.store.read_only,
+            "read_only": brain.read_only,
             "kinds": list(KINDS),
             "statuses": list(STATUSES),
             "collections": sorted(counts["by_collection"]),
@@ -96,9 +96,9 @@ class MemoryViews:
 
     def timeline(self, query: TimelineQuery) -> dict[str, Any]:
         """Documents over time per kind, and the decisions and supersede chains as points."""
-        store = self.brain.store
+        brain = self.brain
         filters = query.filters()
-        span = store.time_span(filters)
+        span = brain.time_span(filters)
         if span is None:
             return {"unit": "day", "origin": 0, "width": 86400, "buckets": [], "points": [],
                     "truncated": False, "total": 0, "kinds": list(filters.kinds)}  # fmt: skip
@@ -107,14 +107,14 @@ class MemoryViews:
             ((n, w) for n, w in _WIDTHS if (high - low) / w < MAX_BUCKETS), _WIDTHS[-1]
         )
         origin = math.floor(low / width) * width
-        buckets = store.timeline_buckets(filters, origin, width)
-        points = store.timeline_points(filters, MAX_POINTS + 1)
+        buckets = brain.timeline_buckets(filters, origin, width)
+        points = brain.timeline_points(filters, MAX_POINTS + 1)
         truncated = len(points) > MAX_POINTS
         points = points[:MAX_POINTS]
         shown = {p.uid for p in points}
         # successors outside the filters still name the chain's end
         missing = sorted({p.superseded_by for p in points if p.superseded_by} - shown)
-        outside = store.successors_of(missing)
+        outside = brain.successors_of(missing)
         return {
             "unit": unit,
             "origin": origin,
@@ -160,16 +160,16 @@ class MemoryViews:
         """A document with its versions, audit events, anchors and supersede neighbours."""
         brain = self.brain
         doc = brain.get(ref)
-        history = brain.history(doc.id)
+        record = brain.history(doc.id)  # its versions and audit events
         successor = None
         if doc.superseded_by:
-            found = brain.store.successors_of([doc.superseded_by]).get(doc.superseded_by)
+            found = brain.successors_of([doc.superseded_by]).get(doc.superseded_by)
             if found:
                 successor = {"id": doc.superseded_by, "title": found[0], "status": found[1]}
         return {
             "document": doc.model_dump(),
-            "versions": [_version(v) for v in history.versions],
-            "events": [e.model_dump() for e in history.events],
+            "versions": [_version(v) for v in record.versions],
+            "events": [e.model_dump() for e in record.events],
             "anchors": [
                 {
                     "path": a.path,
@@ -178,11 +178,11 @@ class MemoryViews:
                     "line": a.start_line,
                     "end_line": a.end_line,
                 }
-                for a in brain.store.anchor_views(doc_uid=doc.id)
+                for a in brain.note_anchors(doc.id)
             ],
             "supersedes": [
                 {"id": uid, "title": title, "status": status}
-                for uid, title, status in brain.store.superseded_by_this(doc.id)
+                for uid, title, status in brain.superseded_by_this(doc.id)
             ],
             "superseded_by": successor,
             "root": str(brain.root),
@@ -233,7 +233,7 @@ class MemoryViews:
 
     def code_map(self) -> dict[str, Any]:
         """Files with anchored notes (and commits, once commits are memory), stale ones marked."""
-        weights = self.brain.store.anchor_weights(Filters())
+        weights = self.brain.anchor_weights()
         return {
             "commits": "commit" in KINDS,
             "files": [
@@ -251,7 +251,7 @@ class MemoryViews:
 
     def file_anchors(self, path: str) -> dict[str, Any]:
         """The visible notes anchored in one file, with each anchor's state and lines."""
-        anchors = self.brain.store.anchor_views(path=path, visible=Filters())
+        anchors = self.brain.file_anchors(path)
         return {
             "path": path,
             "anchors": [

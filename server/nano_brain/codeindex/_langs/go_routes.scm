@@ -1,4 +1,4 @@
-;; Go route declarations (net/http, Gin, Echo), read by codeindex/_routes.py.
+;; Go route declarations (net/http, Gin, Echo), read by codeindex/_langs/go_routes.py.
 ;; Every pattern captures its whole node as @route.
 
 ;; r.GET("/x", h), e.POST(...), mux.HandleFunc("GET /x/{id}", h), r.Handle("GET", "/x", h)

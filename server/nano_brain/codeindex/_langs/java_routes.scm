@@ -1,4 +1,4 @@
-;; Java route declarations (Spring controllers), read by codeindex/_routes.py.
+;; Java route declarations (Spring controllers), read by codeindex/_langs/java_routes.py.
 ;; The class is captured; its methods' mapping annotations are read from it.
 ((class_declaration
    (modifiers [(annotation name: (identifier) @route.annotation)

@@ -1,4 +1,4 @@
-;; JavaScript/TypeScript route declarations (Express, Koa), read by codeindex/_routes.py.
+;; JavaScript/TypeScript route declarations (Express, Koa), read by codeindex/_langs/javascript_routes.py.
 ;; Every pattern captures its whole node as @route.
 
 ;; app.get("/x", h), router.post(...), app.use("/api", router), router.route("/x").get(h)

@@ -1,4 +1,4 @@
-;; Python route declarations (Flask, FastAPI, Django), read by codeindex/_routes.py.
+;; Python route declarations (Flask, FastAPI, Django), read by codeindex/_langs/python_routes.py.
 ;; Every pattern captures its whole node as @route.
 
 ;; @app.get("/x"), @bp.route("/x", methods=[...]) on a function

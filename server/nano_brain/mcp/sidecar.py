@@ -1,9 +1,11 @@
 """MCP for agents, served by the editor sidecar while it runs (same store, same rules).
 
-Reuses the MCP package's pieces (listener, guarded streamable-HTTP app, token, endpoint
-file) but runs uvicorn on a background thread that the language server can stop on
+Reuses the pieces `nano-brain serve` runs on (listener, guarded streamable-HTTP app, token,
+endpoint file) but runs uvicorn on a background thread that the language server can stop on
 ``shutdown``, and removes the endpoint file it wrote. Agents find it via
-``nano-brain mcp-config``, which reads the same 0600 endpoint file.
+``nano-brain mcp-config``, which reads the same 0600 endpoint file. `nano-brain lsp` hands
+this class to `lsp.build_server` as the factory of its sidecars (the language server does
+not import the MCP package).
 """
 
 from __future__ import annotations
@@ -17,21 +19,16 @@ from pathlib import Path
 import uvicorn
 
 from ..brain import Brain
-from ..mcp.security import load_or_create_token
-from ..mcp.statefiles import (
+from ..serving.http import listener_url, open_listener, serve_announced, uvicorn_server
+from ..serving.security import load_or_create_token
+from ..serving.statefiles import (
     Endpoint,
     remove_endpoint,
     token_path,
     workspace_state_dir,
     write_endpoint,
 )
-from ..mcp.transports import (
-    build_http_app,
-    listener_url,
-    open_listener,
-    serve_announced,
-    uvicorn_server,
-)
+from .transports import MCP_PATH, build_http_app
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +47,7 @@ class McpSidecar:
         self._thread: threading.Thread | None = None
 
     def start(self, timeout: float = 10.0) -> Endpoint:
+        """Listen, serve on a thread, and return where once it accepts connections."""
         wid = self.brain.workspace_id
         token = load_or_create_token(wid)
         socket_path: Path | None = None
@@ -60,7 +58,7 @@ class McpSidecar:
                 socket_path = None
         sock = open_listener("127.0.0.1", self.port, socket_path)
         endpoint = self.endpoint = Endpoint(
-            url=listener_url(sock, socket_path),
+            url=listener_url(sock, socket_path, MCP_PATH),
             socket=str(socket_path) if socket_path else None,
             auth=True,
             token_file=str(token_path(wid)),
@@ -93,6 +91,7 @@ class McpSidecar:
         return endpoint
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Stop serving and remove the endpoint file (if this process still owns it)."""
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:

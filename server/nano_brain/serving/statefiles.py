@@ -1,9 +1,10 @@
-"""The private files of a workspace's MCP servers: the bearer token and the endpoint file.
+"""The private files of a workspace's servers: the bearer token and the endpoint files.
 
-Both live in `<XDG state>/nano-brain/workspaces/<id>/`, a 0700 folder, as 0600 files. Every
+They live in `<XDG state>/nano-brain/workspaces/<id>/`, a 0700 folder, as 0600 files. Every
 write is atomic (a fresh temporary file, then a rename) so a reader never sees half a file;
 no open follows a symlink, so a link planted in the folder cannot redirect a write or leak a
-read; every read is bounded. `nano-brain serve` and the editor sidecar both go through here.
+read; every read is bounded. `nano-brain serve`, the editor sidecar and `nano-brain ui` all
+go through here.
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ __all__ = [
     "Endpoint",
     "create_private_once",
     "endpoint_path",
+    "is_running",
     "read_endpoint",
     "read_private",
     "remove_endpoint",
+    "remove_own",
     "token_path",
     "workspace_state_dir",
     "write_endpoint",
@@ -82,18 +85,27 @@ def read_endpoint(workspace_id: str) -> Endpoint | None:
     except (OSError, ValueError, InvalidInputError):
         return None
     endpoint = _endpoint_of(data)
-    if endpoint is None:
-        return None
-    try:
-        os.kill(endpoint.pid, 0)
-    except OSError:
+    if endpoint is None or not is_running(endpoint.pid):
         return None
     return endpoint
 
 
+def is_running(pid: int) -> bool:
+    """True while process ``pid`` (the writer of an endpoint file) is alive."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
 def remove_endpoint(workspace_id: str) -> None:
     """Remove the endpoint file if this process wrote it (a newer server may own it now)."""
-    path = endpoint_path(workspace_id)
+    remove_own(endpoint_path(workspace_id))
+
+
+def remove_own(path: Path) -> None:
+    """Remove the endpoint file at ``path`` if this process wrote it (its ``pid`` is ours)."""
     try:
         data = json.loads(read_private(path))
     except (OSError, ValueError, InvalidInputError):
