@@ -179,7 +179,7 @@ class MemoryStore(Protocol):
         limit: int,
         weights: tuple[float, float] = ...,
         *,
-        kind: LexicalKind = "words",
+        kind: LexicalKind = ...,
     ) -> list[Hit]:
         """Chunks holding the terms, every one (AND) or any (OR), as whole words or as
         substrings (``trigrams``: identifier fragments, CJK), best BM25 first (negative
@@ -193,9 +193,9 @@ class MemoryStore(Protocol):
         limit: int,
         weights: tuple[float, float] = ...,
     ) -> tuple[list[Hit], int]:
-        """Chunks holding every word of `terms`, then when those are fewer
-        than `limit` and there are several words, chunks holding any; each group best BM25
-        first, at most `limit` in all. Also how many lead holding every word."""
+        """Chunks holding every word of `terms`, then when those are fewer than `limit` and
+        there are several words, chunks holding any; each group best BM25 first, at most
+        `limit` in all. Also how many lead holding every word."""
         ...
 
     # vectors
