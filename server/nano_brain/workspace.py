@@ -13,20 +13,20 @@ connection to the same store, say to read while an index pass writes, asks for i
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import paths
-from .config import Config, LoadedConfig
-from .embedder import UNSET as _UNSET_PROVIDER
-from .embedding import EmbeddingProvider
+from .config import Config, LoadedConfig, load_config
 from .errors import StoreError
 
 if TYPE_CHECKING:
     from .brain import Brain
     from .codeindex import CodeIndex, IndexReport, Routes
     from .codeindex.indexer import IndexProgress
+    from .embedding import EmbeddingProvider
     from .harvest import Harvester
     from .history import History
     from .why import WhyView
@@ -52,6 +52,8 @@ class Workspace:
         self._routes: Routes | None = None
         self._history: History | None = None
         self._harvester: Harvester | None = None
+        # an MCP server calls tools from worker threads: each service is built once
+        self._lock = threading.Lock()
 
     @classmethod
     def open(
@@ -64,35 +66,36 @@ class Workspace:
         create: bool = True,
         exclude: Sequence[str] = (),
         workers: int | None = None,
-        provider: EmbeddingProvider | None = _UNSET_PROVIDER,
-        code_provider: EmbeddingProvider | None = _UNSET_PROVIDER,
+        providers: tuple[EmbeddingProvider | None, EmbeddingProvider | None] | None = None,
     ) -> Workspace:
         """Open the workspace at ``root`` (its store at ``db``, default: the config's or the
         per-workspace file). Without ``create``, a local store that does not exist yet is an
-        error, and no file or folder is made; ``exclude`` and ``workers`` tune the code index.
+        error, and no file or folder is made; ``exclude`` and ``workers`` tune the code index;
+        ``providers`` are the (text, code) embedding models another Workspace loaded, to share.
         """
         from .brain import Brain
-        from .config import load_config
 
+        where = paths.workspace_root(root)
         if config is None:
-            config = load_config(paths.workspace_root(root))
+            config = load_config(where)
         if not create:
-            _require_store(paths.workspace_root(root), config, db)
-        brain = Brain(
-            root, config=config, db_path=db, provider=provider, code_provider=code_provider,
-            actor=actor,
-        )  # fmt: skip
+            _require_store(where, config, db)
+        if providers is None:
+            brain = Brain(where, config=config, db_path=db, actor=actor)
+        else:
+            text, code = providers
+            brain = Brain(where, config=config, db_path=db, provider=text, code_provider=code,
+                          actor=actor)  # fmt: skip
         return cls(brain, loaded=config, exclude=exclude, workers=workers)
 
     def open_reader(self, *, workers: int | None = None) -> Workspace:
         """Another connection to this workspace's store, sharing the loaded embedding models,
         with the code index settings of this one (``workers`` for its own passes)."""
-        text, code = self.brain.providers()
         # opened as this one was (no db path): a team store's `path` is its clone's code
         # index file, which as a db path would open another one beside it
         return Workspace.open(
             self.brain.root, config=self._loaded, actor=self.brain.actor, exclude=self._exclude,
-            workers=workers, provider=text, code_provider=code,
+            workers=workers, providers=self.brain.providers(),
         )  # fmt: skip
 
     # -- what the workspace is -----------------------------------------------------------
@@ -110,37 +113,41 @@ class Workspace:
     @property
     def code(self) -> CodeIndex:
         """The code index: symbols, calls, impact, code search, anchors."""
-        if self._code is None:
-            from .codeindex import CodeIndex
+        with self._lock:
+            if self._code is None:
+                from .codeindex import CodeIndex
 
-            self._code = CodeIndex(self.brain, exclude=self._exclude, workers=self._workers)
+                self._code = CodeIndex(self.brain, exclude=self._exclude, workers=self._workers)
         return self._code
 
     @property
     def routes(self) -> Routes:
         """The HTTP routes the code declares, and their flows."""
-        if self._routes is None:
-            from .codeindex import Routes
+        with self._lock:
+            if self._routes is None:
+                from .codeindex import Routes
 
-            self._routes = Routes(self.brain)
+                self._routes = Routes(self.brain)
         return self._routes
 
     @property
     def history(self) -> History:
         """The workspace's git history, mapped onto its symbols."""
-        if self._history is None:
-            from .history import History
+        with self._lock:
+            if self._history is None:
+                from .history import History
 
-            self._history = History(self.brain)
+                self._history = History(self.brain)
         return self._history
 
     @property
     def harvester(self) -> Harvester:
         """The agent-session harvester (not thread-safe: one thread runs its ticks)."""
-        if self._harvester is None:
-            from .harvest import Harvester
+        with self._lock:
+            if self._harvester is None:
+                from .harvest import Harvester
 
-            self._harvester = Harvester(self.brain)
+                self._harvester = Harvester(self.brain)
         return self._harvester
 
     def index(

@@ -49,7 +49,7 @@ def mcp_stdio(workspace: Path | None, db: Path | None, extra_tools: tuple[str, .
     with _open(workspace, db) as ws:
         from ..mcp.transports import run_stdio  # the MCP SDK: only when serving
 
-        run_stdio(ws.brain, modules=(*BUILTIN_TOOL_MODULES, *extra_tools))
+        run_stdio(ws, modules=(*BUILTIN_TOOL_MODULES, *extra_tools))
 
 
 @main.command()
@@ -106,7 +106,7 @@ def serve(
             sys.stdout.flush()
 
         serve_http(
-            ws.brain,
+            ws,
             host=host,
             port=port,
             socket_path=socket_path,
