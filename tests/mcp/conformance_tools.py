@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from nano_brain.brain import Brain
 from nano_brain.mcp.registry import ToolRegistry, ToolSpec
+from nano_brain.workspace import Workspace
 
 SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -50,7 +50,7 @@ class FixtureOutput(BaseModel):
     received: dict[str, Any]
 
 
-def _echo(brain: Brain, params: FixtureInput) -> FixtureOutput:
+def _echo(workspace: Workspace, params: FixtureInput) -> FixtureOutput:
     return FixtureOutput(received=params.model_dump(exclude_none=True))
 
 

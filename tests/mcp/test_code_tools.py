@@ -11,6 +11,7 @@ from nano_brain import Brain
 from nano_brain.codeindex.service import CodeIndex
 from nano_brain.config import load_config
 from nano_brain.mcp import build_server
+from nano_brain.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +32,7 @@ async def test_code_tools_answer_from_the_index(workspace: Path, real_provider) 
     with Brain(workspace, provider=real_provider, actor="mcp") as brain:
         CodeIndex(brain).index()
         brain.embed_pending()
-        async with Client(build_server(brain)) as client:
+        async with Client(build_server(Workspace(brain))) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             assert {
                 "code_symbols",
@@ -81,7 +82,7 @@ async def test_code_routes_lists_routes_and_their_flows(workspace: Path) -> None
     config = load_config(workspace, overrides={"embedding": {"provider": "none"}})
     with Brain(workspace, config=config, actor="mcp") as brain:
         CodeIndex(brain).index()
-        async with Client(build_server(brain)) as client:
+        async with Client(build_server(Workspace(brain))) as client:
             found = await client.call_tool("code_routes", {"path": "/cart/*", "flow": True})
             data = found.structured_content
             assert [(r["method"], r["path"], r["handler"]) for r in data["routes"]] == [

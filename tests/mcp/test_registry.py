@@ -12,6 +12,7 @@ from nano_brain import Brain
 from nano_brain.errors import InvalidInputError
 from nano_brain.mcp import build_server, load_registry
 from nano_brain.mcp.registry import BUILTIN_TOOL_MODULES, ToolRegistry
+from nano_brain.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -27,20 +28,20 @@ class EchoOut(BaseModel):
 
 def _family(registry: ToolRegistry) -> None:
     @registry.tool("echo_word", title="Echo", input=EchoIn, output=EchoOut, read_only=True)
-    def echo(brain: Brain, p: EchoIn) -> EchoOut:
+    def echo(ws: Workspace, p: EchoIn) -> EchoOut:
         """Echo a word back (use it to test the registry)."""
         return EchoOut(word=p.word)
 
     @registry.tool("explode", title="Explode", input=EchoIn, output=EchoOut, read_only=True)
-    def explode(brain: Brain, p: EchoIn) -> EchoOut:
+    def explode(ws: Workspace, p: EchoIn) -> EchoOut:
         """Fail with an unexpected error (use it to test error shaping)."""
-        raise RuntimeError(f"secret internals {brain.store.path}")
+        raise RuntimeError(f"secret internals {ws.brain.store.path}")
 
 
 async def test_a_tool_family_plugs_in_with_one_register_function(lexical_brain: Brain) -> None:
     registry = load_registry(BUILTIN_TOOL_MODULES)
     _family(registry)
-    server = build_server(lexical_brain, registry=registry)
+    server = build_server(Workspace(lexical_brain), registry=registry)
     async with Client(server) as client:
         names = [t.name for t in (await client.list_tools()).tools]
         assert names[-2:] == ["echo_word", "explode"] and "memory_write" in names
@@ -80,7 +81,7 @@ def test_unknown_tool_module_is_a_clear_error() -> None:
 
 async def test_in_process_server_writes_as_mcp_actor(workspace: Path, real_provider) -> None:
     with Brain(workspace, provider=real_provider, actor="mcp") as brain:
-        async with Client(build_server(brain)) as client:
+        async with Client(build_server(Workspace(brain))) as client:
             result = await client.call_tool("memory_write", {"content": "in-process note"})
             assert result.structured_content is not None
             doc_id = result.structured_content["document"]["id"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from nano_brain import Brain
 from nano_brain.embedding import EmbeddingProvider
 from nano_brain.mcp import load_registry
+from nano_brain.workspace import Workspace
 
 from ..threads import run_together
 
@@ -23,7 +24,7 @@ def test_threads_calling_tools_on_one_brain_get_their_own_results(
     written: list[list[str]] = [[] for _ in range(THREADS)]
 
     def call(brain: Brain, tool: str, **arguments: object) -> dict[str, object]:
-        result = registry.call(brain, tool, arguments)
+        result = registry.call(Workspace(brain), tool, arguments)
         assert not result.is_error, (tool, result.content)
         assert result.structured_content is not None
         return result.structured_content

@@ -15,14 +15,14 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
-from ..errors import InvalidInputError, NanoBrainError, StoreError
+from ..errors import InvalidInputError, NanoBrainError
 from ..text import json_visible, visible
 from ._output import show_controls_visibly, streams_restored
 from ._progress import progress_bar
@@ -30,6 +30,7 @@ from ._progress import progress_bar
 if TYPE_CHECKING:
     from ..brain import Brain
     from ..config import LoadedConfig
+    from ..workspace import Workspace
 
 __all__ = [
     "common_options",
@@ -38,6 +39,7 @@ __all__ = [
     "load_workspace",
     "main",
     "open_brain",
+    "open_workspace",
     "progress_bar",
     "warn_config",
 ]
@@ -182,6 +184,27 @@ def warn_config(warnings: Iterable[str]) -> None:
         click.echo(f"nano-brain: warning: config: {visible(warning)}", err=True)
 
 
+def open_workspace(
+    workspace: Path | None,
+    db: Path | None,
+    *,
+    create: bool = False,
+    actor: str = "cli",
+    loaded: tuple[Path, LoadedConfig] | None = None,
+    exclude: Sequence[str] = (),
+    workers: int | None = None,
+) -> Workspace:
+    """The workspace, opened for one command. Only commands that write new content pass
+    `create`: every other command on a store that does not exist says so and creates no file
+    or folder. `exclude` and `workers` tune its code index."""
+    from ..workspace import Workspace
+
+    root, config = loaded or load_workspace(workspace)
+    return Workspace.open(
+        root, config=config, db=db, actor=actor, create=create, exclude=exclude, workers=workers
+    )
+
+
 def open_brain(
     workspace: Path | None,
     db: Path | None,
@@ -190,21 +213,9 @@ def open_brain(
     actor: str = "cli",
     loaded: tuple[Path, LoadedConfig] | None = None,
 ) -> Brain:
-    """The workspace's Brain. Only commands that write new content pass `create`: every other
-    command on a store that does not exist says so and creates no file or folder."""
-    from .. import paths
-    from ..brain import Brain
-
-    root, config = loaded or load_workspace(workspace)
-    if not create and not config.config.storage.url:  # a team store exists on its server
-        path = Path(db or config.config.storage.db_path or paths.default_db_path(root))
-        if not path.expanduser().exists():
-            where = f"at {path}" if db else f"for workspace {root}: {path}"
-            raise StoreError(
-                f"no store {where} does not exist (nothing saved yet; "
-                "`nano-brain write` or `nano-brain index` creates it)"
-            )
-    return Brain(root, config=config, db_path=db, actor=actor)
+    """The workspace's Brain, for the commands that need only its memory (see
+    :func:`open_workspace`; closing the Brain closes the workspace)."""
+    return open_workspace(workspace, db, create=create, actor=actor, loaded=loaded).brain
 
 
 def emit(data: Any, as_json: bool, human: Callable[[], None]) -> None:

@@ -1,7 +1,7 @@
 """Code index commands: index, symbols, callers, callees, impact.
 
-Thin wrappers over :class:`nano_brain.codeindex.service.CodeIndex`; every command has --json
-and prints to stdout only its result (progress and logs go to stderr).
+Thin wrappers over the workspace's code index (:class:`nano_brain.codeindex.CodeIndex`);
+every command has --json and prints to stdout only its result (progress and logs go to stderr).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import click
 
 from ..codeindex.indexer import IndexReport
 from ..codeindex.model import SYMBOL_KINDS
-from ..codeindex.service import CallInfo, CodeIndex
+from ..codeindex.service import CallInfo
 from ..errors import EmbeddingError, InvalidInputError
-from ..indexing import index_workspace
-from ._app import common_options, emit, main, open_brain
+from ._app import common_options, emit, main, open_workspace
 from ._progress import PhaseProgress, progress_bar
 
 _PHASES = {"scan": "scanning", "parse": "indexing", "resolve": "resolving calls"}
@@ -60,12 +59,12 @@ def index_cmd(
     it a whole pass.
     """
     started = time.perf_counter()
-    with open_brain(workspace, db, create=True) as brain:
+    with open_workspace(workspace, db, create=True, exclude=exclude, workers=workers) as ws:
+        brain = ws.brain
         opened = time.perf_counter()
-        named = [_workspace_path(Path(brain.root), p) for p in paths] if paths else None
-        code = CodeIndex(brain, exclude=exclude, workers=workers)
+        named = [_workspace_path(Path(ws.root), p) for p in paths] if paths else None
         with PhaseProgress(as_json, _PHASES) as bar:
-            report = index_workspace(code, bar, paths=named)
+            report = ws.index(bar, paths=named)
         indexed = time.perf_counter()  # committed: search by words works from here
         data = report.to_dict()
         data["embedded"] = 0
@@ -198,8 +197,8 @@ def symbols_cmd(
     as_json: bool,
 ) -> None:
     """Find symbols by qualified name, Class.method, bare name or name fragment."""
-    with open_brain(workspace, db) as brain:
-        found = CodeIndex(brain).symbols(query, kind, limit)
+    with open_workspace(workspace, db) as ws:
+        found = ws.code.symbols(query, kind, limit)
 
     def human() -> None:
         if not found:
@@ -231,8 +230,8 @@ def callers_cmd(
     symbol: str, possible: bool, workspace: Path | None, db: Path | None, as_json: bool
 ) -> None:
     """Call sites confidently resolved to SYMBOL."""
-    with open_brain(workspace, db) as brain:
-        code = CodeIndex(brain)
+    with open_workspace(workspace, db) as ws:
+        code = ws.code
         target = code.resolve_symbol(symbol)
         calls = code.callers(target.qualified_name)
         guesses = code.possible_callers(target.qualified_name) if possible else []
@@ -261,8 +260,8 @@ def callees_cmd(
     symbol: str, resolved_only: bool, workspace: Path | None, db: Path | None, as_json: bool
 ) -> None:
     """Calls made directly inside SYMBOL (unresolved ones are shown with a ?)."""
-    with open_brain(workspace, db) as brain:
-        calls = CodeIndex(brain).callees(symbol, include_unresolved=not resolved_only)
+    with open_workspace(workspace, db) as ws:
+        calls = ws.code.callees(symbol, include_unresolved=not resolved_only)
     data = {"symbol": symbol, "callees": [c.to_dict() for c in calls]}
     emit(data, as_json, lambda: _print_calls(calls, show="callee"))
 
@@ -277,8 +276,8 @@ def impact_cmd(
     symbol: str, depth: int, workspace: Path | None, db: Path | None, as_json: bool
 ) -> None:
     """Who is affected by changing SYMBOL: transitive callers and anchored notes."""
-    with open_brain(workspace, db) as brain:
-        result = CodeIndex(brain).impact(symbol, depth)
+    with open_workspace(workspace, db) as ws:
+        result = ws.code.impact(symbol, depth)
 
     def human() -> None:
         click.echo(f"impact of {result.symbol} (depth {result.depth}):")

@@ -6,17 +6,20 @@ import json
 import logging
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..brain import Brain
 from ..config import AgentName
 from ..filters import Filters
-from ..harvest import AGENTS, Harvester, HarvestReport
+from ..harvest import AGENTS, HarvestReport
 from ..harvest.report import SKIPPED
 from ..models import Document
 from ..text import json_visible
-from ._app import common_options, emit, main, open_brain
+from ._app import common_options, emit, main, open_workspace
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
 
 _AGENT = click.Choice(list(AGENTS))
 _SKIP_LABELS = {
@@ -28,9 +31,9 @@ _SKIP_LABELS = {
 }
 
 
-def _open(workspace: Path | None, db: Path | None) -> Brain:
-    """A Brain whose writes the audit log attributes to the harvester."""
-    return open_brain(workspace, db, create=True, actor="harvest")
+def _open(workspace: Path | None, db: Path | None) -> Workspace:
+    """The workspace, its writes attributed to the harvester in the audit log."""
+    return open_workspace(workspace, db, create=True, actor="harvest")
 
 
 def _print_report(report: HarvestReport, *, quiet_unchanged: bool = True) -> None:
@@ -78,9 +81,8 @@ def harvest(
     as_json: bool,
 ) -> None:
     """Summarise this workspace's agent sessions into memory (new and grown ones)."""
-    with _open(workspace, db) as brain:
-        harvester = Harvester(brain)
-        report = harvester.run_once(agents=agents or None, dry_run=dry_run)
+    with _open(workspace, db) as ws:
+        report = ws.harvester.run_once(agents=agents or None, dry_run=dry_run)
     emit(report.to_dict(), as_json, lambda: _print_report(report))
 
 
@@ -118,13 +120,12 @@ def watch(
     progress = logging.getLogger("nano_brain.harvest")
     if progress.getEffectiveLevel() > logging.INFO:
         progress.setLevel(logging.INFO)
-    with _open(workspace, db) as brain:
-        brain.embedder.start()  # summaries are embedded in the background as they land
-        harvester = Harvester(brain)
+    with _open(workspace, db) as ws:
+        ws.brain.embedder.start()  # summaries are embedded in the background as they land
         if not as_json:
-            click.echo(f"watching agent transcripts for {brain.root} (Ctrl-C stops)", err=True)
+            click.echo(f"watching agent transcripts for {ws.root} (Ctrl-C stops)", err=True)
         try:
-            harvester.watch(
+            ws.harvester.watch(
                 stop=stop,
                 on_report=show,
                 debounce_s=debounce,
@@ -150,8 +151,8 @@ def sessions(
     tags = (f"ticket:{ticket.strip()}",) if ticket else ()
     # with a ticket, the commits that name it come along (docs/history.md)
     kinds = ("session", "commit") if ticket else ("session",)
-    with _open(workspace, db) as brain:
-        docs = brain.list(Filters(kinds=kinds, tags=tags), limit=limit)  # type: ignore[arg-type]
+    with _open(workspace, db) as ws:
+        docs = ws.brain.list(Filters(kinds=kinds, tags=tags), limit=limit)  # type: ignore[arg-type]
     rows = sorted(
         ({**d.model_dump(), **_session_times(d)} for d in docs),
         key=lambda row: row["ended"] or row["started"] or "",

@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 import click
 
 from .. import paths
-from ..brain import Brain
 from ..errors import InvalidInputError
 from ..mcp import client_config
 from ..mcp.registry import BUILTIN_TOOL_MODULES
 from ..serving.security import is_loopback, load_or_create_token
 from ..serving.statefiles import read_endpoint, token_path
-from ._app import db_option, main, open_brain, workspace_option
+from ._app import db_option, main, open_workspace, workspace_option
 
 if TYPE_CHECKING:
     from ..serving.statefiles import Endpoint
+    from ..workspace import Workspace
 
 _extra_tools = click.option(
     "--extra-tools",
@@ -32,12 +32,12 @@ _extra_tools = click.option(
 )
 
 
-def _open(workspace: Path | None, db: Path | None) -> Brain:
-    brain = open_brain(workspace, db, create=True, actor="mcp")
+def _open(workspace: Path | None, db: Path | None) -> Workspace:
+    ws = open_workspace(workspace, db, create=True, actor="mcp")
     # a server lives long: writes are acknowledged at once and embedded in the background,
     # and whatever an earlier process left pending is caught up now
-    brain.embedder.start()
-    return brain
+    ws.brain.embedder.start()
+    return ws
 
 
 @main.command("mcp")
@@ -46,10 +46,10 @@ def _open(workspace: Path | None, db: Path | None) -> Brain:
 @_extra_tools
 def mcp_stdio(workspace: Path | None, db: Path | None, extra_tools: tuple[str, ...]) -> None:
     """Serve this workspace's memory to one agent over stdio (the agent starts this)."""
-    with _open(workspace, db) as brain:
+    with _open(workspace, db) as ws:
         from ..mcp.transports import run_stdio  # the MCP SDK: only when serving
 
-        run_stdio(brain, modules=(*BUILTIN_TOOL_MODULES, *extra_tools))
+        run_stdio(ws, modules=(*BUILTIN_TOOL_MODULES, *extra_tools))
 
 
 @main.command()
@@ -93,8 +93,8 @@ def serve(
         raise InvalidInputError("--no-auth is only allowed on loopback or a unix socket")
     from ..mcp.transports import serve_http
 
-    with _open(workspace, db) as brain:
-        token = None if no_auth else load_or_create_token(brain.workspace_id)
+    with _open(workspace, db) as ws:
+        token = None if no_auth else load_or_create_token(ws.brain.workspace_id)
 
         def ready(endpoint: Endpoint) -> None:
             if as_json:
@@ -106,7 +106,7 @@ def serve(
             sys.stdout.flush()
 
         serve_http(
-            brain,
+            ws,
             host=host,
             port=port,
             socket_path=socket_path,

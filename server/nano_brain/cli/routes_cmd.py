@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from ..codeindex import MAX_FLOW_DEPTH, RouteFlow, RouteInfo, Routes
-from ._app import common_options, emit, main, open_brain
+from ..codeindex import MAX_FLOW_DEPTH, RouteFlow, RouteInfo
+from ._app import common_options, emit, main, open_workspace
 
 
 @main.command("routes")
@@ -45,8 +45,8 @@ def routes_cmd(
     as_json: bool,
 ) -> None:
     """HTTP routes of the code and their handlers (PATTERN: a glob or part of paths)."""
-    with open_brain(workspace, db) as brain:
-        routes = Routes(brain)
+    with open_workspace(workspace, db) as ws:
+        routes = ws.routes
         found = routes.list(method=method, path=pattern, framework=framework, limit=limit)
         flows = [routes.flow_of(route, depth) for route in found[:50]] if flow else []
     if flow:

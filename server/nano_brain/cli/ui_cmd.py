@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ._app import db_option, main, open_brain, workspace_option
+from ._app import db_option, main, open_workspace, workspace_option
 
 if TYPE_CHECKING:
     from ..ui.server import UiEndpoint
@@ -32,7 +32,8 @@ def ui(workspace: Path | None, db: Path | None, port: int, no_open: bool, as_jso
     from ..serving.security import load_or_create_token
     from ..ui.server import fresh_link, read_running, serve_ui
 
-    with open_brain(workspace, db, create=True, actor="ui") as brain:
+    with open_workspace(workspace, db, create=True, actor="ui") as ws:
+        brain = ws.brain
         token = load_or_create_token(brain.workspace_id)
         running = read_running(brain.workspace_id) if port == 0 else None
         link = fresh_link(running[0], token) if running else None
@@ -43,7 +44,7 @@ def ui(workspace: Path | None, db: Path | None, port: int, no_open: bool, as_jso
         def ready(ep: UiEndpoint) -> None:
             _announce(ep.url, ep.open_url, ep.pid, ep.workspace, no_open, as_json, False)
 
-        serve_ui(brain, token=token, port=port, on_ready=ready)
+        serve_ui(ws, token=token, port=port, on_ready=ready)
 
 
 def _announce(

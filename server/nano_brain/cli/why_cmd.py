@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ._app import common_options, emit, main, open_brain
+from ._app import common_options, emit, main, open_brain, open_workspace
 
 
 @main.command("why")
@@ -27,10 +27,8 @@ def why_cmd(
     as_json: bool,
 ) -> None:
     """Why SYMBOL is like this: anchored notes, the commits that changed it, sessions."""
-    from ..why import why
-
-    with open_brain(workspace, db) as brain:
-        view = why(brain, symbol, commits=commits, sessions=sessions, related=related)
+    with open_workspace(workspace, db) as ws:
+        view = ws.why(symbol, commits=commits, sessions=sessions, related=related)
     emit(view.model_dump(), as_json, lambda: click.echo(view.text))
 
 

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import InvalidInputError, NanoBrainError
 from ..search import validate_request
 from ..timeutil import iso
-from ..why import why
 from .features import Context, anchors_of, note_views, symbol_at
 from .text import innermost, slice_text
 from .workspaces import Folder
@@ -201,7 +200,7 @@ def supersede(folder: Folder, ctx: Context | None, args: SupersedeArgs) -> dict[
             metadata=old.metadata, supersedes=old.id,
         ).document  # fmt: skip
     anchored = []
-    for anchor in folder.index.anchors(note=old.id):
+    for anchor in folder.workspace.code.anchors(note=old.id):
         if _anchor(folder, new.id, anchor.qualified_name):
             anchored.append(anchor.qualified_name)
     return {"old": old.id, "note": new.model_dump(exclude={"content"}), "anchored_to": anchored}
@@ -267,7 +266,7 @@ def why_view(folder: Folder, ctx: Context | None, args: WhyArgs) -> dict[str, An
         symbol = symbol_at(ctx, args.position.line, args.position.character)
     if not symbol:
         raise InvalidInputError("no symbol: pass `symbol`, or `uri` and `position` on one")
-    return why(folder.reader, symbol, commits=args.commits, related=args.related).model_dump()
+    return folder.reader.why(symbol, commits=args.commits, related=args.related).model_dump()
 
 
 def wake_up(folder: Folder, args: WakeUpArgs) -> dict[str, Any]:
@@ -279,7 +278,7 @@ def _anchor(folder: Folder, note_id: str, qualified_name: str | None) -> str | N
     if qualified_name is None:
         return None
     try:
-        return folder.index.anchor(note_id, qualified_name).qualified_name
+        return folder.workspace.code.anchor(note_id, qualified_name).qualified_name
     except NanoBrainError:
         return None
 

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from lsprotocol import types as lsp
 
-from ..codeindex import AnchorInfo, Routes, Symbol
+from ..codeindex import AnchorInfo, Symbol
 from ..errors import InvalidInputError, NanoBrainError
 from ..filters import Filters
 from ..text import body_under_title, one_line
@@ -104,7 +104,7 @@ def anchors_of(folder: Folder, names: list[str]) -> list[AnchorInfo]:
     retracted or superseded (the successor carries the anchor when it was moved to it)."""
     if not names:
         return []
-    return folder.read_index.anchors(symbols=names, visible=Filters())
+    return folder.reader.code.anchors(symbols=names, visible=Filters())
 
 
 def staleness(anchor: AnchorInfo, ctx: Context | None) -> str | None:
@@ -127,7 +127,7 @@ def note_views(
     views: list[NoteView] = []
     for anchor in anchors:
         try:
-            doc = folder.reader.get(anchor.note_id)
+            doc = folder.reader.brain.get(anchor.note_id)
         except NanoBrainError:
             continue
         body = body_under_title(doc.content or "", doc.title)
@@ -229,7 +229,7 @@ def symbol_at(ctx: Context, line: int, character: int) -> str | None:
 def indexed_named(folder: Folder, word: str) -> list[str]:
     """Qualified names of indexed symbols named ``word`` (among the first few found)."""
     try:
-        found = folder.read_index.symbols(word, limit=5)
+        found = folder.reader.code.symbols(word, limit=5)
     except InvalidInputError:  # no symbol has such a name (over 1000 characters)
         return []
     return [s.qualified_name for s in found if s.name == word]
@@ -243,7 +243,7 @@ def history_view(folder: Folder, qualified_name: str, opts: Any) -> HistoryView:
     if opts.max_commits or opts.max_sessions:
         try:
             found, touched = hover_history(
-                folder.reader,
+                folder.reader.brain,
                 qualified_name,
                 qualified_name.split("::", 1)[0],
                 commits=opts.max_commits,
@@ -268,7 +268,7 @@ def routes_of(folder: Folder, names: list[str]) -> list[str]:
     if not names:
         return []
     try:
-        found = Routes(folder.reader).of_symbols(names)
+        found = folder.reader.routes.of_symbols(names)
     except NanoBrainError as exc:
         log.info("no routes for %s: %s", names[0], exc)
         return []
@@ -281,7 +281,7 @@ def prefetch_queries(ctx: Context, limit: int = 100) -> list[str]:
     the callee)."""
     queries = [hover_query(s.name, s.qualified_name) for s in ctx.symbols]
     try:
-        calls = ctx.folder.read_index.calls_in([s.qualified_name for s in ctx.symbols], ctx.rel)
+        calls = ctx.folder.reader.code.calls_in([s.qualified_name for s in ctx.symbols], ctx.rel)
     except NanoBrainError as exc:
         log.info("no callees to prefetch for %s: %s", ctx.rel, exc)
         calls = []
@@ -370,7 +370,7 @@ def stale_diagnostics(ctx: Context) -> list[lsp.Diagnostic]:
 
 def anchors_of_file(ctx: Context) -> list[AnchorInfo]:
     """The anchors in this file whose notes a default read shows (as `anchors_of`)."""
-    return ctx.folder.read_index.anchors(path=ctx.rel, visible=Filters())
+    return ctx.folder.reader.code.anchors(path=ctx.rel, visible=Filters())
 
 
 # -- code actions ------------------------------------------------------------------------------
@@ -436,7 +436,7 @@ def workspace_symbols(
     out: list[lsp.WorkspaceSymbol] = []
     for folder in folders:
         try:
-            found = folder.read_index.symbols(query, limit=limit)
+            found = folder.reader.code.symbols(query, limit=limit)
         except NanoBrainError:
             continue
         for s in found:

@@ -87,7 +87,7 @@ def _folder_status(ls: NanoBrainServer, f: Folder) -> dict[str, Any]:
             "hits": f.related.cache.hits,
             "misses": f.related.cache.misses,
         },
-        "counts": f.index.counts(),
+        "counts": f.workspace.code.counts(),
         "last_pass": _pass_summary(f.last_report),
         "mcp": ls.sidecars.where(f.root),
     }
@@ -95,7 +95,7 @@ def _folder_status(ls: NanoBrainServer, f: Folder) -> dict[str, Any]:
 
 def _model(folder: Folder) -> dict[str, Any]:
     """The embedding model hovers and searches use (for `:checkhealth` and status bars)."""
-    provider, why = folder.reader.provider()
+    provider, why = folder.reader.brain.provider()
     configured = folder.brain.config.embedding.provider
     if provider is None:
         return {"provider": configured, "name": None, "dim": None, "reason": why}

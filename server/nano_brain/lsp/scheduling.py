@@ -19,7 +19,6 @@ from typing import Any, NamedTuple
 from lsprotocol import types as lsp
 
 from ..errors import NanoBrainError
-from ..indexing import index_workspace
 from .base import ServerBase
 from .progress import Progress
 from .workspaces import Folder
@@ -104,7 +103,7 @@ class IndexScheduler:
         paths = folder.take_changes()
         try:
             progress.begin()
-            report = index_workspace(folder.index, progress.phase, paths=paths)
+            report = folder.workspace.index(progress.phase, paths=paths)
             folder.last_report = report
             message = (
                 f"{report.files} files, {report.symbols} symbols "

@@ -14,8 +14,8 @@ from typing import Protocol
 
 from lsprotocol import types as lsp
 
-from ..brain import Brain
 from ..serving.statefiles import Endpoint
+from ..workspace import Workspace
 from .options import McpOptions
 from .workspaces import Folder
 
@@ -42,7 +42,7 @@ class Sidecar(Protocol):
 class SidecarFactory(Protocol):
     """Builds a folder's (not yet started) MCP server."""
 
-    def __call__(self, brain: Brain, *, transport: str, port: int) -> Sidecar: ...
+    def __call__(self, workspace: Workspace, *, transport: str, port: int) -> Sidecar: ...
 
 
 class Sidecars:
@@ -62,7 +62,9 @@ class Sidecars:
             log.debug("no MCP sidecar for %s: none can be built here", folder.root)
             return
         try:
-            sidecar = self._factory(folder.brain, transport=options.transport, port=options.port)
+            sidecar = self._factory(
+                folder.workspace, transport=options.transport, port=options.port
+            )
             endpoint = sidecar.start()
         except Exception as exc:  # agents lose MCP; the editor keeps working
             self._log(lsp.MessageType.Warning, f"MCP for {folder.root} not started: {exc}")

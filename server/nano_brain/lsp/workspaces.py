@@ -1,8 +1,8 @@
-"""The open workspace folders: one Brain and one code index per root, found by URI.
+"""The open workspace folders: one :class:`~nano_brain.workspace.Workspace` per root, found by URI.
 
-Each folder holds three connections to its store, each with its own lock: ``brain``/``index``
-write (commands, index passes); ``reader``/``read_index`` serve the quick lookups of hovers,
-lenses, diagnostics and symbols; ``searcher`` runs the related-memory searches of hovers
+Each folder holds three connections to its store, each with its own lock: ``workspace``
+writes (commands, index passes); ``reader`` serves the quick lookups of hovers, lenses,
+diagnostics and symbols; ``searcher`` runs the related-memory searches of hovers
 (:mod:`.related`). So a hover never waits behind an index pass's write transaction (WAL lets
 it read the last commit meanwhile), nor its anchored notes behind a search. All three share one
 embedding model.
@@ -18,11 +18,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..brain import Brain
-from ..codeindex import CodeIndex, IndexReport
+from ..codeindex import IndexReport
 from ..config import load_config
 from ..errors import EmbeddingError
 from ..timeutil import parse_duration
+from ..workspace import Workspace
 from .cache import GenerationCache
 from .options import InitializationOptions, config_overrides
 from .related import RelatedLookups, related_memories
@@ -31,6 +31,7 @@ from .text import relative_to
 from .watch import PathRules
 
 if TYPE_CHECKING:
+    from ..brain import Brain
     from ..harvest import Harvester  # imported when harvesting starts
 
 log = logging.getLogger(__name__)
@@ -44,11 +45,12 @@ class Folder:
     """One workspace folder the editor opened, and what the sidecar holds for it."""
 
     root: Path
-    brain: Brain
-    index: CodeIndex
-    reader: Brain
-    read_index: CodeIndex
-    searcher: Brain
+    workspace: Workspace
+    """Writes: commands, index passes, harvesting."""
+    reader: Workspace
+    """Reads: hovers, lenses, diagnostics, symbols."""
+    searcher: Workspace
+    """The related-memory searches of hovers."""
     related: RelatedLookups[list[RelatedView]]
     rules: PathRules
     indexing: bool = False
@@ -63,6 +65,11 @@ class Folder:
     harvest_thread: threading.Thread | None = None
     consolidate_stop: threading.Event = field(default_factory=threading.Event)
     consolidate_thread: threading.Thread | None = None
+
+    @property
+    def brain(self) -> Brain:
+        """The writing workspace's Brain."""
+        return self.workspace.brain
 
     def rel(self, path: Path) -> str | None:
         return relative_to(self.root, path)
@@ -81,14 +88,12 @@ class Folder:
         return changed
 
     def generation(self) -> int:
-        return _generation(self.reader)
+        return _generation(self.reader.brain)
 
     def start_harvest(self) -> None:
         """Harvest this folder's agent sessions in the background, as `nano-brain watch`."""
-        from ..harvest import Harvester
-
         self.harvest_stop = threading.Event()
-        harvester = Harvester(self.brain)
+        harvester = self.workspace.harvester
         self.harvest_thread = threading.Thread(
             target=_watch, args=(harvester, self.harvest_stop, self.root),
             name=f"harvest:{self.root.name}", daemon=True,
@@ -117,7 +122,7 @@ class Folder:
         self.related.close()
         self.searcher.close()
         self.reader.close()
-        self.brain.close()
+        self.workspace.close()
 
 
 def _generation(reader: Brain) -> int:
@@ -163,9 +168,13 @@ class Folders:
         loaded = load_config(
             root, overrides=config_overrides(options), workspace_trusted=options.workspace_trusted
         )
-        brain = Brain(root, config=loaded, actor="lsp")
+        exclude = options.index.exclude
+        workspace = Workspace.open(
+            root, config=loaded, actor="lsp", exclude=exclude, workers=options.index.workers
+        )
+        brain = workspace.brain
         # the model is loaded now (about 0.15 s), not by the first hover, and shared
-        opened = [brain]
+        opened = [workspace]
         try:
             try:
                 provider, why = brain.provider()
@@ -173,12 +182,8 @@ class Folders:
                 provider, why = None, str(exc)
             if provider is None:
                 log.info("%s: no vector search (%s)", root, why)
-            text, code = brain.providers()
             for _ in range(2):  # the reader and the searcher
-                # opened as `brain` was (no db_path): a team store's `path` is its clone's
-                # code index file, which as a db_path would open another one beside it
-                opened.append(Brain(root, config=loaded, provider=text, code_provider=code,
-                                    actor="lsp"))  # fmt: skip
+                opened.append(workspace.open_reader())
             brain.embedder.start()  # notes saved in the editor are embedded in the background
         except BaseException:
             for done in opened:
@@ -188,21 +193,18 @@ class Folders:
         hover = options.hover
         search = partial(
             related_memories,
-            searcher,
+            searcher.brain,
             limit=hover.max_related + hover.max_notes,  # anchored ones are dropped from these
             min_similarity=hover.min_similarity,
             snippet_chars=hover.snippet_chars,
         )
-        exclude = options.index.exclude
         folder = Folder(
             root,
-            brain,
-            CodeIndex(brain, exclude=exclude, workers=options.index.workers),
+            workspace,
             reader,
-            CodeIndex(reader, exclude=exclude),
             searcher,
             RelatedLookups(
-                search, partial(_generation, reader), GenerationCache(hover.cache_entries)
+                search, partial(_generation, reader.brain), GenerationCache(hover.cache_entries)
             ),
             PathRules(root, exclude, skip=brain.store_path.parent),
         )

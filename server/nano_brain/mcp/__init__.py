@@ -1,7 +1,8 @@
 """nano-brain over MCP: the memory tools for agents, over stdio, loopback HTTP or a unix socket.
 
-Nothing here knows SQL: every tool calls a Brain method. See `registry` for how tools are
-declared and `nano_brain.serving.security` for what protects the HTTP transport.
+Nothing here knows SQL: every tool calls into the workspace (`nano_brain.workspace`: its Brain,
+code index and history). See `registry` for how tools are declared and
+`nano_brain.serving.security` for what protects the HTTP transport.
 """
 
 import importlib

@@ -2,10 +2,10 @@
 
 A tool is a `ToolSpec`: pydantic input and output models (they *are* the JSON schemas the
 client sees, bounds included), a description that tells an agent when to call it, MCP hints,
-and a plain synchronous handler that calls Brain methods. A family of tools lives in one
-module exposing `register(registry)`; the server loads the modules listed in
-`BUILTIN_TOOL_MODULES`, so adding the code-index tools is one module (`tools_code.py`) and one
-line here.
+and a plain synchronous handler that calls into the workspace (a
+:class:`~nano_brain.workspace.Workspace`). A family of tools lives in one module exposing
+`register(registry)`; the server loads the modules listed in `BUILTIN_TOOL_MODULES`, so adding
+the code-index tools is one module (`tools_code.py`) and one line here.
 
 Validation, error reporting and result shaping happen here, not in handlers, so every tool
 answers bad input the same way: `isError` with a one-line message and nothing written.
@@ -23,9 +23,9 @@ from typing import Any, Protocol, TypeVar
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..brain import Brain
 from ..errors import InvalidInputError, NanoBrainError
 from ..fields import PATTERN_RULES
+from ..workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ BUILTIN_TOOL_MODULES: tuple[str, ...] = ("nano_brain.mcp.tools_memory", "nano_br
 
 In = TypeVar("In", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel)
-Handler = Callable[[Brain, Any], BaseModel]
+Handler = Callable[[Workspace, Any], BaseModel]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +107,10 @@ class ToolRegistry:
         destructive: bool = False,
         idempotent: bool = True,
         render: Callable[[Out], str] | None = None,
-    ) -> Callable[[Callable[[Brain, In], Out]], Callable[[Brain, In], Out]]:
+    ) -> Callable[[Callable[[Workspace, In], Out]], Callable[[Workspace, In], Out]]:
         """Register a handler; its docstring is the description the agent reads."""
 
-        def decorator(func: Callable[[Brain, In], Out]) -> Callable[[Brain, In], Out]:
+        def decorator(func: Callable[[Workspace, In], Out]) -> Callable[[Workspace, In], Out]:
             description = " ".join((func.__doc__ or "").split())
             if not description:
                 raise ValueError(f"tool {name!r} needs a docstring: it is the agent's guide")
@@ -139,7 +139,7 @@ class ToolRegistry:
         return self._tools.get(name)
 
     def call(
-        self, brain: Brain, name: str, arguments: Mapping[str, Any] | None
+        self, workspace: Workspace, name: str, arguments: Mapping[str, Any] | None
     ) -> types.CallToolResult:
         """Validate, run and shape one call; every failure becomes an `isError` result."""
         spec = self._tools.get(name)
@@ -150,7 +150,7 @@ class ToolRegistry:
         except ValidationError as exc:
             return error_result(f"{name}: invalid arguments: {describe_validation_error(exc)}")
         try:
-            result = spec.handler(brain, params)
+            result = spec.handler(workspace, params)
         except NanoBrainError as exc:
             return error_result(f"{name}: {_one_line(str(exc))}")
         except ValidationError as exc:  # a request model built inside the handler

@@ -1,4 +1,4 @@
-"""The MCP server for one workspace: a Brain, the registered tools, nothing else.
+"""The MCP server for one workspace: the Workspace, the registered tools, nothing else.
 
 Built on the SDK's low-level `Server` rather than the decorator-based `MCPServer`: the tool
 schemas come from our pydantic models as they are (bounds, `additionalProperties: false`),
@@ -18,7 +18,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from .. import __version__
-from ..brain import Brain
+from ..workspace import Workspace
 from .registry import BUILTIN_TOOL_MODULES, ToolRegistry, load_registry
 
 SERVER_NAME = "nano-brain"
@@ -31,12 +31,12 @@ INSTRUCTIONS = (
 
 
 def build_server(
-    brain: Brain,
+    workspace: Workspace,
     *,
     modules: Iterable[str] = BUILTIN_TOOL_MODULES,
     registry: ToolRegistry | None = None,
 ) -> Server[Any]:
-    """A fresh server over `brain` with the tools of `modules` (or a ready `registry`)."""
+    """A fresh server over `workspace` with the tools of `modules` (or a ready `registry`)."""
     tools_registry = registry if registry is not None else load_registry(modules)
     listed = types.ListToolsResult(tools=[spec.to_mcp() for spec in tools_registry.specs()])
 
@@ -49,7 +49,7 @@ def build_server(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         return await anyio.to_thread.run_sync(
-            tools_registry.call, brain, params.name, params.arguments
+            tools_registry.call, workspace, params.name, params.arguments
         )
 
     return Server(

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import uvicorn
 
-from ..brain import Brain
 from ..serving.http import listener_url, open_listener, serve_announced, uvicorn_server
 from ..serving.security import load_or_create_token
 from ..serving.statefiles import (
@@ -28,6 +27,7 @@ from ..serving.statefiles import (
     workspace_state_dir,
     write_endpoint,
 )
+from ..workspace import Workspace
 from .transports import MCP_PATH, build_http_app
 
 log = logging.getLogger(__name__)
@@ -38,8 +38,8 @@ _MAX_UNIX_PATH = 100  # sun_path is 108 bytes on Linux, 104 on macOS
 class McpSidecar:
     """One workspace's MCP HTTP server on a thread; ``start`` returns once it listens."""
 
-    def __init__(self, brain: Brain, *, transport: str = "unix", port: int = 0) -> None:
-        self.brain = brain
+    def __init__(self, workspace: Workspace, *, transport: str = "unix", port: int = 0) -> None:
+        self.workspace = workspace
         self.transport = transport
         self.port = port
         self.endpoint: Endpoint | None = None
@@ -48,7 +48,7 @@ class McpSidecar:
 
     def start(self, timeout: float = 10.0) -> Endpoint:
         """Listen, serve on a thread, and return where once it accepts connections."""
-        wid = self.brain.workspace_id
+        wid = self.workspace.brain.workspace_id
         token = load_or_create_token(wid)
         socket_path: Path | None = None
         if self.transport == "unix":
@@ -63,9 +63,9 @@ class McpSidecar:
             auth=True,
             token_file=str(token_path(wid)),
             pid=os.getpid(),
-            workspace=str(self.brain.root),
+            workspace=str(self.workspace.root),
         )
-        server = self._server = uvicorn_server(build_http_app(self.brain, token=token))
+        server = self._server = uvicorn_server(build_http_app(self.workspace, token=token))
         ready = threading.Event()
 
         def started() -> None:
@@ -76,7 +76,7 @@ class McpSidecar:
             try:
                 asyncio.run(serve_announced(server, sock, started))
             except Exception:
-                log.exception("MCP sidecar for %s stopped", self.brain.root)
+                log.exception("MCP sidecar for %s stopped", self.workspace.root)
             finally:
                 ready.set()
                 sock.close()
@@ -96,4 +96,4 @@ class McpSidecar:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout)
-        remove_endpoint(self.brain.workspace_id)
+        remove_endpoint(self.workspace.brain.workspace_id)

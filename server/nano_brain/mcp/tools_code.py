@@ -1,6 +1,6 @@
 """The code-index tools: find symbols, who calls what, what a change affects, code search.
 
-Thin calls into `CodeIndex` (built on the same Brain); the index itself is kept current by
+Thin calls into the workspace's code index (`Workspace.code`); the index itself is kept current by
 `nano-brain index` or the editor sidecar.
 """
 
@@ -11,12 +11,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .. import fields
-from ..brain import Brain
-from ..codeindex import MAX_FLOW_DEPTH, Routes
-from ..codeindex.service import MAX_IMPACT_DEPTH, CodeIndex
+from ..codeindex import MAX_FLOW_DEPTH
+from ..codeindex.service import MAX_IMPACT_DEPTH
 from ..models import SearchResponse
 from ..search import MAX_QUERY_CHARS
-from ..why import WhyView, why
+from ..why import WhyView
+from ..workspace import Workspace
 from .registry import StrictInput, ToolRegistry
 
 SymbolRef = Field(
@@ -122,76 +122,74 @@ def register(registry: ToolRegistry) -> None:
         "code_symbols", title="Find symbols", input=SymbolsInput, output=SymbolsOutput,
         read_only=True,
     )  # fmt: skip
-    def code_symbols(brain: Brain, p: SymbolsInput) -> SymbolsOutput:
+    def code_symbols(ws: Workspace, p: SymbolsInput) -> SymbolsOutput:
         """Find functions, classes, methods and other symbols of this workspace's code by
         name (qualified name, `Class.method` suffix, bare name or substring), with their file,
         lines, signature and docstring. Use it to locate code before reading it."""
-        found = CodeIndex(brain).symbols(p.query, p.kind, p.limit)
+        found = ws.code.symbols(p.query, p.kind, p.limit)
         return SymbolsOutput(symbols=[s.to_dict() for s in found])
 
     @registry.tool(
         "code_callers", title="Who calls this", input=SymbolInput, output=CallsOutput,
         read_only=True,
     )  # fmt: skip
-    def code_callers(brain: Brain, p: SymbolInput) -> CallsOutput:
+    def code_callers(ws: Workspace, p: SymbolInput) -> CallsOutput:
         """The call sites that confidently call a symbol (resolved through imports, the same
         file or `self`); calls that only share the name are not listed. Use it before
         changing a function's behaviour or signature."""
-        return CallsOutput(calls=[c.to_dict() for c in CodeIndex(brain).callers(p.symbol)])
+        return CallsOutput(calls=[c.to_dict() for c in ws.code.callers(p.symbol)])
 
     @registry.tool(
         "code_callees", title="What this calls", input=SymbolInput, output=CallsOutput,
         read_only=True,
     )  # fmt: skip
-    def code_callees(brain: Brain, p: SymbolInput) -> CallsOutput:
+    def code_callees(ws: Workspace, p: SymbolInput) -> CallsOutput:
         """The calls a symbol makes, resolved to their definitions where unambiguous (callee
         is null otherwise). Use it to understand what a function depends on."""
-        return CallsOutput(calls=[c.to_dict() for c in CodeIndex(brain).callees(p.symbol)])
+        return CallsOutput(calls=[c.to_dict() for c in ws.code.callees(p.symbol)])
 
     @registry.tool(
         "code_impact", title="Impact of a change", input=ImpactInput, output=ImpactOutput,
         read_only=True,
     )  # fmt: skip
-    def code_impact(brain: Brain, p: ImpactInput) -> ImpactOutput:
+    def code_impact(ws: Workspace, p: ImpactInput) -> ImpactOutput:
         """Who is affected by changing a symbol: its transitive callers up to `depth`, and
         the notes and decisions anchored to any of them (with whether their code changed
         since). Use it before a refactor to find the decisions you might break."""
-        return ImpactOutput.model_validate(CodeIndex(brain).impact(p.symbol, p.depth).to_dict())
+        return ImpactOutput.model_validate(ws.code.impact(p.symbol, p.depth).to_dict())
 
     @registry.tool(
         "code_why", title="Why is this code like this", input=WhyInput, output=WhyView,
         read_only=True, render=lambda view: view.text,
     )  # fmt: skip
-    def code_why(brain: Brain, p: WhyInput) -> WhyView:
+    def code_why(ws: Workspace, p: WhyInput) -> WhyView:
         """Why a symbol is as it is: the notes and decisions anchored to it (stale ones
         flagged), the git commits that changed it (newest first, following renames), the
         agent sessions that edited its file, and related memory. Use it before changing
         code you did not write, to respect the decisions behind it."""
-        return why(
-            brain, p.symbol, commits=p.max_commits, sessions=p.max_sessions, related=p.related
-        )
+        return ws.why(p.symbol, commits=p.max_commits, sessions=p.max_sessions, related=p.related)
 
     @registry.tool(
         "code_search", title="Search code", input=CodeSearchInput, output=SearchResponse,
         read_only=True,
     )  # fmt: skip
-    def code_search(brain: Brain, p: CodeSearchInput) -> SearchResponse:
+    def code_search(ws: Workspace, p: CodeSearchInput) -> SearchResponse:
         """Search this workspace's indexed code (one result per symbol: signature, docstring
         and body) by meaning and keywords. Use it to find where something is implemented
         when you don't know its name."""
-        return CodeIndex(brain).search(p.query, limit=p.max_results, mode=p.mode)
+        return ws.code.search(p.query, limit=p.max_results, mode=p.mode)
 
     @registry.tool(
         "code_routes", title="HTTP routes", input=RoutesInput, output=RoutesOutput,
         read_only=True,
     )  # fmt: skip
-    def code_routes(brain: Brain, p: RoutesInput) -> RoutesOutput:
+    def code_routes(ws: Workspace, p: RoutesInput) -> RoutesOutput:
         """The HTTP routes this workspace's code declares (Flask, FastAPI, Django, Express,
         Koa, Go net/http, Gin, Echo, Spring, Rails), with full paths and handler symbols;
         filter by path and method. With `flow`, each route's handler, the functions it calls
         (resolved calls, `depth` hops) and the notes and decisions anchored along the way. Use
         it to find the code behind an endpoint before changing it."""
-        routes = Routes(brain)
+        routes = ws.routes
         found = routes.list(method=p.method, path=p.path, limit=p.limit)
         flows = [routes.flow_of(r, p.depth).to_dict() for r in found[:20]] if p.flow else []
         return RoutesOutput(routes=[r.to_dict() for r in found], flows=flows)

@@ -1,7 +1,7 @@
 """The memory tools: write, search, read and correct the workspace's notes over MCP.
 
-Each handler is a thin call into one Brain method; the input models below are the JSON
-schemas the agent sees, so their bounds and descriptions are part of the product.
+Each handler is a thin call into one method of the workspace's Brain; the input models below
+are the JSON schemas the agent sees, so their bounds and descriptions are part of the product.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import fields
 from ..anchoring import MAX_ANCHORS, Anchored, AnchoredWriteResult, anchor, unanchor, write_anchored
-from ..brain import Brain
 from ..config import StorageConfig
 from ..filters import Filters, Kind, Status
 from ..models import Document, DocumentVersions, SearchResponse, WakeUp
 from ..search import MAX_QUERY_CHARS, Mode, validate_request
 from ..timeutil import MAX_TIME_CHARS, UPPER_BOUND_HELP
+from ..workspace import Workspace
 from .registry import StrictInput, ToolRegistry
 
 MAX_CONTENT_CHARS: int = StorageConfig.model_fields["max_content_bytes"].default
@@ -249,7 +249,7 @@ def register(registry: ToolRegistry) -> None:
         read_only=False,
         idempotent=True,
     )
-    def memory_write(brain: Brain, p: WriteInput) -> AnchoredWriteResult:
+    def memory_write(ws: Workspace, p: WriteInput) -> AnchoredWriteResult:
         """Save a note, decision or finding to this workspace's memory so later sessions can
         find it. Use it when you learn something worth keeping: a decision and its reason, a
         convention, a gotcha, the outcome of an investigation. Pass `anchors` (the symbols
@@ -259,7 +259,7 @@ def register(registry: ToolRegistry) -> None:
         retracted when rewritten (only a person's `nano-brain confirm` makes it active), and
         writing a source a person forgot brings it back and lifts the tombstone."""
         return write_anchored(
-            brain,
+            ws.brain,
             p.content,
             anchors=p.anchors,
             title=p.title,
@@ -278,12 +278,12 @@ def register(registry: ToolRegistry) -> None:
         read_only=False,
         idempotent=True,
     )
-    def memory_anchor(brain: Brain, p: AnchorInput) -> Anchored:
+    def memory_anchor(ws: Workspace, p: AnchorInput) -> Anchored:
         """Attach an existing note or decision to a symbol of the code (function, class,
         method), so the editor shows it when hovering that symbol and flags it as possibly
         stale when the code changes. Use it when a saved note turns out to be about specific
         code; anchoring again accepts the symbol's current code."""
-        return anchor(brain, p.id, p.symbol)
+        return anchor(ws.brain, p.id, p.symbol)
 
     @registry.tool(
         "memory_unanchor",
@@ -293,10 +293,10 @@ def register(registry: ToolRegistry) -> None:
         read_only=False,
         idempotent=True,
     )
-    def memory_unanchor(brain: Brain, p: AnchorInput) -> UnanchorOutput:
+    def memory_unanchor(ws: Workspace, p: AnchorInput) -> UnanchorOutput:
         """Detach a note from a symbol it was anchored to (the note itself is kept). Use it
         when a note is no longer about that code."""
-        return UnanchorOutput(removed=unanchor(brain, p.id, p.symbol))
+        return UnanchorOutput(removed=unanchor(ws.brain, p.id, p.symbol))
 
     _search_tool(
         registry,
@@ -333,7 +333,7 @@ def register(registry: ToolRegistry) -> None:
     @registry.tool(
         "memory_get", title="Read a document", input=GetInput, output=Document, read_only=True
     )
-    def memory_get(brain: Brain, p: GetInput) -> Document:
+    def memory_get(ws: Workspace, p: GetInput) -> Document:
         """Read one document in full by its id (from a search result) or its source path,
         optionally only lines start_line..end_line. Use it after a search when the snippet
         is not enough."""
@@ -341,7 +341,7 @@ def register(registry: ToolRegistry) -> None:
         if p.start_line is not None or p.end_line is not None:
             start = p.start_line or 1
             lines = (start, p.end_line or 10_000_000)
-        return brain.get(p.id, lines=lines)
+        return ws.brain.get(p.id, lines=lines)
 
     @registry.tool(
         "memory_delete",
@@ -351,11 +351,11 @@ def register(registry: ToolRegistry) -> None:
         read_only=False,
         destructive=True,
     )
-    def memory_delete(brain: Brain, p: RefInput) -> DeleteOutput:
+    def memory_delete(ws: Workspace, p: RefInput) -> DeleteOutput:
         """Delete a document, all its versions and everything derived from it. Use it only
         for content that must not be kept (a mistake, a secret); to correct a note prefer
         memory_supersede or memory_retract, which keep the history."""
-        return DeleteOutput(deleted=brain.delete(p.id))
+        return DeleteOutput(deleted=ws.brain.delete(p.id))
 
     @registry.tool(
         "memory_supersede",
@@ -365,11 +365,11 @@ def register(registry: ToolRegistry) -> None:
         read_only=False,
         destructive=True,
     )
-    def memory_supersede(brain: Brain, p: SupersedeInput) -> Document:
+    def memory_supersede(ws: Workspace, p: SupersedeInput) -> Document:
         """Mark an existing document `old` as replaced by the existing document `new`, so
         searches stop returning the outdated one. Use it when a decision or fact changed
         and the new note is already saved. Returns the old document, now superseded."""
-        return brain.supersede(p.old, p.new)
+        return ws.brain.supersede(p.old, p.new)
 
     @registry.tool(
         "memory_retract",
@@ -379,10 +379,10 @@ def register(registry: ToolRegistry) -> None:
         read_only=False,
         destructive=True,
     )
-    def memory_retract(brain: Brain, p: RetractInput) -> Document:
+    def memory_retract(ws: Workspace, p: RetractInput) -> Document:
         """Mark a document as wrong: it stays on record but is never returned by default.
         Use it when a note turns out to be false and nothing replaces it."""
-        return brain.retract(p.id, reason=p.reason)
+        return ws.brain.retract(p.id, reason=p.reason)
 
     @registry.tool(
         "memory_history",
@@ -391,10 +391,10 @@ def register(registry: ToolRegistry) -> None:
         output=DocumentVersions,
         read_only=True,
     )
-    def memory_history(brain: Brain, p: RefInput) -> DocumentVersions:
+    def memory_history(ws: Workspace, p: RefInput) -> DocumentVersions:
         """Every version of a document and its audit events (who wrote, edited, superseded
         or retracted it, and when). Use it to understand how a decision evolved."""
-        return brain.history(p.id)
+        return ws.brain.history(p.id)
 
     @registry.tool(
         "memory_wake_up",
@@ -404,32 +404,32 @@ def register(registry: ToolRegistry) -> None:
         read_only=True,
         render=lambda w: w.text,
     )
-    def memory_wake_up(brain: Brain, p: WakeUpInput) -> WakeUp:
+    def memory_wake_up(ws: Workspace, p: WakeUpInput) -> WakeUp:
         """Call this once at the start of a session: a compact digest of this workspace's
         memory (recent decisions, most used and newest notes, recent session summaries,
         collection counts) within a character budget."""
-        return brain.wake_up(budget_chars=p.budget_chars, per_section=p.per_section)
+        return ws.brain.wake_up(budget_chars=p.budget_chars, per_section=p.per_section)
 
     @registry.tool(
         "memory_tags", title="List tags", input=TagsInput, output=TagsOutput, read_only=True
     )
-    def memory_tags(brain: Brain, p: TagsInput) -> TagsOutput:
+    def memory_tags(ws: Workspace, p: TagsInput) -> TagsOutput:
         """The tags in use with their document counts, most used first. Use it to pick
         existing tags when writing, or to find a tag to filter searches by."""
         filters = Filters(collections=tuple(p.collection), kinds=tuple(p.kind))
-        return TagsOutput(tags=[TagCount(tag=t, count=n) for t, n in brain.tags(filters)])
+        return TagsOutput(tags=[TagCount(tag=t, count=n) for t, n in ws.brain.tags(filters)])
 
     @registry.tool(
         "memory_status", title="Memory status", input=NoInput, output=StatusOutput, read_only=True
     )
-    def memory_status(brain: Brain, p: NoInput) -> StatusOutput:
+    def memory_status(ws: Workspace, p: NoInput) -> StatusOutput:
         """Health of this workspace's memory: store size, document counts, embedding model,
         embedding queue and which search legs work. Use it when searches look wrong."""
-        return StatusOutput.model_validate(brain.status())
+        return StatusOutput.model_validate(ws.brain.status())
 
 
 def _search_tool(registry: ToolRegistry, name: str, mode: Mode, title: str, doc: str) -> None:
-    def handler(brain: Brain, p: QueryInput) -> SearchResponse:
+    def handler(ws: Workspace, p: QueryInput) -> SearchResponse:
         request = validate_request(
             query=p.query,
             mode=mode,
@@ -447,7 +447,7 @@ def _search_tool(registry: ToolRegistry, name: str, mode: Mode, title: str, doc:
             include_content=p.include_content,
             explain=p.explain,
         )
-        return brain.search(request)
+        return ws.brain.search(request)
 
     handler.__doc__ = doc
     registry.tool(name, title=title, input=QueryInput, output=SearchResponse, read_only=True)(

@@ -17,7 +17,6 @@ import anyio
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.types import ASGIApp
 
-from ..brain import Brain
 from ..serving.http import (
     absorb_resent_signals,
     listener_url,
@@ -27,6 +26,7 @@ from ..serving.http import (
 )
 from ..serving.security import HttpGuard, check_bind
 from ..serving.statefiles import Endpoint, remove_endpoint, token_path, write_endpoint
+from ..workspace import Workspace
 from .registry import BUILTIN_TOOL_MODULES
 from .server import build_server
 from .stdio import stdio_streams
@@ -36,39 +36,39 @@ log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
 
 
-def run_stdio(brain: Brain, *, modules: Iterable[str] = BUILTIN_TOOL_MODULES) -> None:
+def run_stdio(workspace: Workspace, *, modules: Iterable[str] = BUILTIN_TOOL_MODULES) -> None:
     """Serve one client on stdin/stdout until it closes them (stdout carries protocol only)."""
-    server = build_server(brain, modules=modules)
+    server = build_server(workspace, modules=modules)
 
     async def main() -> None:
-        async with stdio_streams(max_message_bytes(brain)) as (read, write):
+        async with stdio_streams(max_message_bytes(workspace)) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
 
 
-def max_message_bytes(brain: Brain) -> int:
+def max_message_bytes(workspace: Workspace) -> int:
     """The largest request either transport reads: room for a note at the content cap,
     JSON-escaped, so an oversize note is answered by the tool with a clear error instead of
     being cut off by the transport."""
-    return max(DEFAULT_MAX_REQUEST_BODY_SIZE, 2 * brain.config.storage.max_content_bytes) + (
+    return max(DEFAULT_MAX_REQUEST_BODY_SIZE, 2 * workspace.config.storage.max_content_bytes) + (
         1 << 20
     )
 
 
 def build_http_app(
-    brain: Brain,
+    workspace: Workspace,
     *,
     token: str | None,
     allow_remote: bool = False,
     modules: Iterable[str] = BUILTIN_TOOL_MODULES,
 ) -> ASGIApp:
     """The streamable-HTTP app at /mcp behind the Host/Origin/token guard."""
-    server = build_server(brain, modules=modules)
+    server = build_server(workspace, modules=modules)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=True,
-        max_request_body_size=max_message_bytes(brain),
+        max_request_body_size=max_message_bytes(workspace),
         # Host/Origin are checked by HttpGuard, before the token, for every route.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
@@ -76,7 +76,7 @@ def build_http_app(
 
 
 def serve_http(
-    brain: Brain,
+    workspace: Workspace,
     *,
     host: str = "127.0.0.1",
     port: int = 0,
@@ -94,16 +94,16 @@ def serve_http(
         url=listener_url(sock, socket_path, MCP_PATH),
         socket=str(socket_path.expanduser().absolute()) if socket_path else None,
         auth=token is not None,
-        token_file=str(token_path(brain.workspace_id)) if token else None,
+        token_file=str(token_path(workspace.brain.workspace_id)) if token else None,
         pid=os.getpid(),
-        workspace=str(brain.root),
+        workspace=str(workspace.root),
     )
     server = uvicorn_server(
-        build_http_app(brain, token=token, allow_remote=allow_remote, modules=modules)
+        build_http_app(workspace, token=token, allow_remote=allow_remote, modules=modules)
     )
 
     def started() -> None:
-        write_endpoint(brain.workspace_id, endpoint)
+        write_endpoint(workspace.brain.workspace_id, endpoint)
         log.info("serving MCP on %s", endpoint.socket or endpoint.url)
         if on_ready is not None:
             on_ready(endpoint)
@@ -115,4 +115,4 @@ def serve_http(
         sock.close()
         if socket_path is not None and endpoint.socket:
             Path(endpoint.socket).unlink(missing_ok=True)
-        remove_endpoint(brain.workspace_id)
+        remove_endpoint(workspace.brain.workspace_id)

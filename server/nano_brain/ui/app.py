@@ -1,4 +1,4 @@
-"""The memory page as an ASGI app: the static bundle, and a JSON API over one Brain.
+"""The memory page as an ASGI app: the static bundle, and a JSON API over one workspace's Brain.
 
 Behind the MCP server's own guard (`serving.security.HttpGuard`: Host, then Origin, then a bearer
 token), three kinds of route: the page's API under `/api/` takes a page token (minted for
@@ -27,7 +27,6 @@ from starlette.routing import Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import jsonlimits
-from ..brain import Brain
 from ..errors import (
     InvalidInputError,
     NanoBrainError,
@@ -38,6 +37,7 @@ from ..errors import (
 )
 from ..search import validate_request
 from ..serving.security import HttpGuard
+from ..workspace import Workspace
 from .peer import same_user
 from .session import PageSessions
 from .views import MemoryViews, TimelineQuery
@@ -130,16 +130,16 @@ def load_assets(folder: Path | None = None) -> dict[str, tuple[bytes, str]]:
 
 
 def build_app(
-    brain: Brain,
+    workspace: Workspace,
     *,
     token: str,
     sessions: PageSessions,
     assets: dict[str, tuple[bytes, str]] | None = None,
     allow_remote: bool = False,
 ) -> ASGIApp:
-    """The page and its API for `brain`, behind the Host/Origin/token guard; `token` is the
+    """The page and its API for `workspace`, behind the Host/Origin/token guard; `token` is the
     workspace's, good for `/api/code` only."""
-    api = _Api(brain, sessions)
+    api = _Api(workspace, sessions)
     files = load_assets() if assets is None else assets
     api_router = Router(routes=api.routes())
     code_router = Router(routes=[Route("/api/code", api.code, methods=["POST"])])
@@ -171,9 +171,9 @@ def build_app(
 class _Api:
     """The JSON endpoints; each runs its Brain call on a worker thread."""
 
-    def __init__(self, brain: Brain, sessions: PageSessions) -> None:
-        self.brain = brain
-        self.views = MemoryViews(brain)
+    def __init__(self, workspace: Workspace, sessions: PageSessions) -> None:
+        self.brain = workspace.brain
+        self.views = MemoryViews(workspace.brain)
         self._sessions = sessions
 
     def routes(self) -> list[Route]:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..brain import Brain
 from ..errors import InvalidInputError
 from ..serving.http import (
     absorb_resent_signals,
@@ -32,6 +31,7 @@ from ..serving.statefiles import (
     workspace_state_dir,
     write_private,
 )
+from ..workspace import Workspace
 from .app import build_app
 from .session import PageSessions
 
@@ -85,7 +85,7 @@ def fresh_link(url: str, token: str) -> str | None:
 
 
 def serve_ui(
-    brain: Brain,
+    workspace: Workspace,
     *,
     token: str,
     host: str = "127.0.0.1",
@@ -98,9 +98,9 @@ def serve_ui(
     sessions = PageSessions()
     sock = open_listener(host, port, None)
     url = listener_url(sock, None, "/")
-    endpoint = UiEndpoint(url, f"{url}#code={sessions.mint()}", os.getpid(), str(brain.root))
-    server = uvicorn_server(build_app(brain, token=token, sessions=sessions))
-    path = endpoint_path(brain.workspace_id)
+    endpoint = UiEndpoint(url, f"{url}#code={sessions.mint()}", os.getpid(), str(workspace.root))
+    server = uvicorn_server(build_app(workspace, token=token, sessions=sessions))
+    path = endpoint_path(workspace.brain.workspace_id)
 
     def started() -> None:
         write_private(path, json.dumps({"url": url, "pid": endpoint.pid,
