@@ -19,6 +19,7 @@ from nano_brain.filters import Filters
 from nano_brain.indexing import index_workspace
 from nano_brain.search import validate_request
 from nano_brain.why import why
+from nano_brain.workspace import Workspace
 
 from .history.conftest import Repo
 
@@ -151,7 +152,7 @@ def test_why_quotes_a_note_whole_when_its_text_begins_with_its_title(
         )
 
         class _Folder:
-            reader = brain
+            reader = Workspace(brain)
 
         hover = note_views(_Folder(), anchors, None, 400)  # type: ignore[arg-type]
     assert [n.snippet for n in view.notes] == [quote]
