@@ -39,7 +39,7 @@ from .store.views import AnchorView, FileWeight, TimelineBucket, TimelinePoint
 from .timeutil import parse_instant
 from .trust import WorkspaceTrust
 from .wakeup import wake_up
-from .writing import Writer
+from .writing import Draft, Writer
 
 Progress = Callable[[int, int], None]
 
@@ -141,14 +141,9 @@ class Brain(VectorAccess):
         With `redact.enabled`, every text stored is redacted: content, title, tags,
         metadata and source path.
         """
+        draft = Draft(content, title, tags, collection, kind, metadata, source_path)
         return self._writer.write(
-            content,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=metadata,
-            source_path=source_path,
+            draft,
             created_at=created_at,
             supersedes=supersedes,
             pinned=pinned,
@@ -175,17 +170,8 @@ class Brain(VectorAccess):
         redacted whatever `redact.enabled` says (the text may come from a stranger), and a
         source the user deleted raises TombstonedError.
         """
-        return self._writer.write_derived(
-            content,
-            source_path=source_path,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=metadata,
-            created_at=created_at,
-            actor=actor,
-        )
+        draft = Draft(content, title, tags, collection, kind, metadata, source_path)
+        return self._writer.write_derived(draft, created_at=created_at, actor=actor)
 
     def title_from(self, text: str, width: int = 80) -> str:
         """`text` as a one-line title of at most `width` characters, cut after redaction (a

@@ -31,6 +31,19 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
+class Draft:
+    """A note as its writer gives it, before it is checked (see Brain.write)."""
+
+    content: str
+    title: str | None
+    tags: Iterable[str]
+    collection: str
+    kind: str
+    metadata: dict[str, Any] | None
+    source_path: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class _Checked:
     """A write's fields once checked, and redacted when asked: what is stored."""
 
@@ -63,14 +76,8 @@ class Writer:
 
     def write(
         self,
-        content: str,
+        draft: Draft,
         *,
-        title: str | None,
-        tags: Iterable[str],
-        collection: str,
-        kind: str,
-        metadata: dict[str, Any] | None,
-        source_path: str | None,
         created_at: float | None,
         supersedes: str | None,
         pinned: bool,
@@ -78,24 +85,14 @@ class Writer:
         actor: str | None,
     ) -> WriteResult:
         """A writer's note (see Brain.write); a source key an indexer owns is refused."""
-        prefix = sourcekeys.reserved_prefix(source_path)
+        prefix = sourcekeys.reserved_prefix(draft.source_path)
         if prefix is not None:
             raise InvalidInputError(
-                f"source_path {clip(repr(source_path), 80)} is reserved: keys starting with "
-                f"{prefix!r} are written by {sourcekeys.owner_of(prefix)} only"
+                f"source_path {clip(repr(draft.source_path), 80)} is reserved: keys starting "
+                f"with {prefix!r} are written by {sourcekeys.owner_of(prefix)} only"
             )
-        checked = self._checked(
-            content,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=metadata,
-            source_path=source_path,
-            redact=self._config.redact.enabled,
-        )
         return self._store_checked(
-            checked,
+            self._checked(draft, redact=self._config.redact.enabled),
             created_at=created_at,
             supersedes=supersedes,
             pinned=pinned,
@@ -104,36 +101,16 @@ class Writer:
         )
 
     def write_derived(
-        self,
-        content: str,
-        *,
-        source_path: str,
-        title: str | None,
-        tags: Iterable[str],
-        collection: str,
-        kind: str,
-        metadata: dict[str, Any] | None,
-        created_at: float | None,
-        actor: str | None,
+        self, draft: Draft, *, created_at: float | None, actor: str | None
     ) -> WriteResult:
         """What an indexer derived (see Brain.write_derived): always redacted, and refused
         under a source the user deleted."""
-        if sourcekeys.reserved_prefix(source_path) is None:
+        if sourcekeys.reserved_prefix(draft.source_path) is None:
             raise InvalidInputError(
-                f"source_path {clip(repr(source_path), 80)} is no key an indexer owns"
+                f"source_path {clip(repr(draft.source_path), 80)} is no key an indexer owns"
             )
-        checked = self._checked(
-            content,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=metadata,
-            source_path=source_path,
-            redact=True,
-        )
         return self._store_checked(
-            checked,
+            self._checked(draft, redact=True),
             created_at=created_at,
             supersedes=None,
             pinned=False,
@@ -149,29 +126,19 @@ class Writer:
 
     # -- checking -------------------------------------------------------------------------
 
-    def _checked(
-        self,
-        content: str,
-        *,
-        title: str | None,
-        tags: Iterable[str],
-        collection: str,
-        kind: str,
-        metadata: dict[str, Any] | None,
-        source_path: str | None,
-        redact: bool,
-    ) -> _Checked:
-        content = self._check_content(content)
-        user_tags = fields.clean_tags(tags)
-        collection = fields.check_collection(collection)
+    def _checked(self, draft: Draft, *, redact: bool) -> _Checked:
+        content = self._check_content(draft.content)
+        user_tags = fields.clean_tags(draft.tags)
+        collection = fields.check_collection(draft.collection)
+        kind = draft.kind
         if kind not in KINDS or kind == "commit":
             writable = ", ".join(k for k in KINDS if k != "commit")
             raise InvalidInputError(
                 f"invalid kind {kind!r}: one of {writable} (commits come from the git history)"
             )
-        checked_metadata = fields.check_metadata(metadata)
-        source_path = fields.check_source_path(source_path)
-        given_title = fields.clean_title(title) or ""
+        checked_metadata = fields.check_metadata(draft.metadata)
+        source_path = fields.check_source_path(draft.source_path)
+        given_title = fields.clean_title(draft.title) or ""
         # checked as given, stored redacted; before hashing: the hash is of what is stored
         if redact:
             content = redact_text(content)
