@@ -141,15 +141,13 @@ class Brain(VectorAccess):
         With `redact.enabled`, every text stored is redacted: content, title, tags,
         metadata and source path.
         """
-        draft = Draft(content, title, tags, collection, kind, metadata, source_path)
         return self._writer.write(
-            draft,
-            created_at=created_at,
-            supersedes=supersedes,
-            pinned=pinned,
-            respect_tombstone=respect_tombstone,
-            actor=actor,
-        )
+            Draft(
+                content, title, tags, collection, kind, metadata, source_path,
+                created_at=created_at, supersedes=supersedes, pinned=pinned,
+                respect_tombstone=respect_tombstone, actor=actor,
+            )
+        )  # fmt: skip
 
     def write_derived(
         self,
@@ -170,8 +168,12 @@ class Brain(VectorAccess):
         redacted whatever `redact.enabled` says (the text may come from a stranger), and a
         source the user deleted raises TombstonedError.
         """
-        draft = Draft(content, title, tags, collection, kind, metadata, source_path)
-        return self._writer.write_derived(draft, created_at=created_at, actor=actor)
+        return self._writer.write_derived(
+            Draft(
+                content, title, tags, collection, kind, metadata, source_path,
+                created_at=created_at, actor=actor,
+            )
+        )  # fmt: skip
 
     def title_from(self, text: str, width: int = 80) -> str:
         """`text` as a one-line title of at most `width` characters, cut after redaction (a

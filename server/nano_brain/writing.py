@@ -9,7 +9,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 from . import fields, sourcekeys
@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """A note as its writer gives it, before it is checked (see Brain.write)."""
+    """A note as its writer gives it, before it is checked, and how to write it (see
+    Brain.write)."""
 
     content: str
     title: str | None
@@ -41,6 +42,12 @@ class Draft:
     kind: str
     metadata: dict[str, Any] | None
     source_path: str | None
+    _: KW_ONLY
+    created_at: float | None = None
+    supersedes: str | None = None
+    pinned: bool = False
+    respect_tombstone: bool = False
+    actor: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,16 +81,7 @@ class Writer:
         self._threads: dict[str, tuple[str, int, float]] = {}
         self._thread_lock = threading.Lock()
 
-    def write(
-        self,
-        draft: Draft,
-        *,
-        created_at: float | None,
-        supersedes: str | None,
-        pinned: bool,
-        respect_tombstone: bool,
-        actor: str | None,
-    ) -> WriteResult:
+    def write(self, draft: Draft) -> WriteResult:
         """A writer's note (see Brain.write); a source key an indexer owns is refused."""
         prefix = sourcekeys.reserved_prefix(draft.source_path)
         if prefix is not None:
@@ -91,32 +89,17 @@ class Writer:
                 f"source_path {clip(repr(draft.source_path), 80)} is reserved: keys starting "
                 f"with {prefix!r} are written by {sourcekeys.owner_of(prefix)} only"
             )
-        return self._store_checked(
-            self._checked(draft, redact=self._config.redact.enabled),
-            created_at=created_at,
-            supersedes=supersedes,
-            pinned=pinned,
-            respect_tombstone=respect_tombstone,
-            actor=actor,
-        )
+        return self._store_checked(self._checked(draft, self._config.redact.enabled), draft)
 
-    def write_derived(
-        self, draft: Draft, *, created_at: float | None, actor: str | None
-    ) -> WriteResult:
+    def write_derived(self, draft: Draft) -> WriteResult:
         """What an indexer derived (see Brain.write_derived): always redacted, and refused
         under a source the user deleted."""
         if sourcekeys.reserved_prefix(draft.source_path) is None:
             raise InvalidInputError(
                 f"source_path {clip(repr(draft.source_path), 80)} is no key an indexer owns"
             )
-        return self._store_checked(
-            self._checked(draft, redact=True),
-            created_at=created_at,
-            supersedes=None,
-            pinned=False,
-            respect_tombstone=True,
-            actor=actor,
-        )
+        derived = replace(draft, supersedes=None, pinned=False, respect_tombstone=True)
+        return self._store_checked(self._checked(derived, True), derived)
 
     def title_from(self, text: str, width: int = 80) -> str:
         """`text` as a one-line title of at most `width` characters, cut after redaction (a
@@ -126,7 +109,7 @@ class Writer:
 
     # -- checking -------------------------------------------------------------------------
 
-    def _checked(self, draft: Draft, *, redact: bool) -> _Checked:
+    def _checked(self, draft: Draft, redact: bool) -> _Checked:
         content = self._check_content(draft.content)
         user_tags = fields.clean_tags(draft.tags)
         collection = fields.check_collection(draft.collection)
@@ -176,24 +159,18 @@ class Writer:
 
     # -- storing --------------------------------------------------------------------------
 
-    def _store_checked(
-        self,
-        new: _Checked,
-        *,
-        created_at: float | None,
-        supersedes: str | None,
-        pinned: bool,
-        respect_tombstone: bool,
-        actor: str | None,
-    ) -> WriteResult:
+    def _store_checked(self, new: _Checked, draft: Draft) -> WriteResult:
+        """Store a checked note as `draft` says: a new document, or a new version of the one
+        at its source; its chunks embedded or queued."""
+        actor = draft.actor
         now = time.time()
         notices: list[str] = []
         store = self._store
         with store.transaction():
             stone = store.tombstone(new.source_path) if new.source_path else None
-            if stone is not None and respect_tombstone:
+            if stone is not None and draft.respect_tombstone:
                 raise TombstonedError(f"{new.source_path} was deleted by the user (tombstone)")
-            target = self._ledger.resolve(supersedes) if supersedes else None
+            target = self._ledger.resolve(draft.supersedes) if draft.supersedes else None
             if stone is not None:
                 notices.append(self._lift_tombstone(stone, actor, now))
             existing = (
@@ -201,7 +178,7 @@ class Writer:
                 if new.source_path
                 else store.find_by_hash(new.collection, new.digest)
             )
-            doc_id, action = self._put(new, existing, created_at, pinned, actor, now)
+            doc_id, action = self._put(new, existing, draft.created_at, draft.pinned, actor, now)
             store.add_tags(doc_id, new.tags)
             row = self._ledger.require(store.get_by_id(doc_id), "new document")
             if action is not None:
