@@ -179,14 +179,14 @@ class CodeIndex:
 
     def symbols(self, query: str, kind: str | None = None, limit: int = 100) -> list[SymbolInfo]:
         """Symbols by qualified name, ``Class.method`` suffix, bare name, else name substring."""
-        query = _clean(query, "query")
+        query = clean_argument(query, "query")
         if limit < 1:
             raise InvalidInputError("limit must be >= 1")
         return [SymbolInfo.of(r) for r in self.code.find_symbols(query, kind, limit)]
 
     def resolve_symbol(self, ref: str) -> SymbolInfo:
         """The one symbol a reference names (qualified name, ``Class.method`` or bare name)."""
-        ref = _clean(ref, "symbol")
+        ref = clean_argument(ref, "symbol")
         exact = self.code.symbol(ref)
         if exact is not None:
             return SymbolInfo.of(exact)
@@ -226,7 +226,7 @@ class CodeIndex:
 
         ``path::<module>`` names the top-level code of a file.
         """
-        ref = _clean(symbol, "symbol")
+        ref = clean_argument(symbol, "symbol")
         if ref.endswith("::" + MODULE_CALLER):
             edges = self.code.top_level_calls(ref.split("::", 1)[0])
         else:
@@ -299,7 +299,7 @@ class CodeIndex:
     def unanchor(self, note: str, symbol: str) -> bool:
         doc = self.brain.get(note)
         with self.brain.store.transaction():
-            return self.code.remove_anchor(doc.id, _clean(symbol, "symbol"))
+            return self.code.remove_anchor(doc.id, clean_argument(symbol, "symbol"))
 
     def anchors(
         self,
@@ -316,7 +316,7 @@ class CodeIndex:
         With ``visible``, only the anchors of notes a read with those filters returns
         (``Filters()``: no deleted, retracted or superseded notes).
         """
-        names = [_clean(symbol, "symbol")] if symbol is not None else None
+        names = [clean_argument(symbol, "symbol")] if symbol is not None else None
         if symbols is not None:
             names = [*(names or []), *symbols]
         uid = self.brain.get(note).id if note is not None else None
@@ -332,7 +332,9 @@ class CodeIndex:
         return self.anchor(note, symbol)
 
 
-def _clean(value: object, what: str) -> str:
+def clean_argument(value: object, what: str) -> str:
+    """A name or query a front end passed, stripped; InvalidInputError when it is empty or
+    over 1000 characters."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(f"{what} is empty")
     if len(value) > 1000:
