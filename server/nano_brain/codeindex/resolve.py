@@ -33,7 +33,8 @@ import functools
 import logging
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
 from ._imports import ImportTargets
@@ -85,6 +86,9 @@ class ImpactEntry:
     via: str
     path: str
     line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 class CodeGraph(ImportTargets):

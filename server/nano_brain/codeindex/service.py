@@ -19,7 +19,7 @@ from ..filters import Filters
 from ..store import CodeStore
 from ..store.code import AnchorRecord, EdgeRecord, SymbolRecord
 from .indexer import Indexer, IndexProgress, IndexReport
-from .resolve import MODULE_CALLER
+from .resolve import MODULE_CALLER, ImpactEntry
 from .walk import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
@@ -102,16 +102,8 @@ class AnchorInfo:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class ImpactItem:
-    qualified_name: str
-    depth: int
-    via: str
-    path: str
-    line: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+#: One symbol an impact reaches: the record the in-memory graph's impact gives too.
+ImpactItem = ImpactEntry
 
 
 @dataclass(slots=True)
