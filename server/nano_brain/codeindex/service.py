@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from ..filters import Filters
 from ..store import CodeStore
 from ..store.code import AnchorRecord, EdgeRecord, SymbolRecord
 from .indexer import Indexer, IndexProgress, IndexReport
-from .resolve import MODULE_CALLER, ImpactEntry
+from .resolve import MODULE_CALLER, CallerStep, ImpactEntry, reach_callers
 from .walk import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
@@ -235,23 +235,14 @@ class CodeIndex:
         if not isinstance(depth, int) or depth < 1 or depth > MAX_IMPACT_DEPTH:
             raise InvalidInputError(f"impact depth must be 1..{MAX_IMPACT_DEPTH}")
         start = self.resolve_symbol(symbol).qualified_name
-        result = Impact(start, depth)
-        seen = {start}
-        frontier = [start]
-        for level in range(1, depth + 1):
-            nxt: list[str] = []
-            for edge in self.code.callers(frontier):
+
+        def callers(targets: list[str]) -> Iterator[CallerStep]:
+            for edge in self.code.callers(targets):
                 key = edge.source or f"{edge.path}::{MODULE_CALLER}"
-                if key in seen:
-                    continue
-                seen.add(key)
-                result.affected.append(ImpactItem(key, level, edge.target or "", edge.path,
-                                                  edge.line))  # fmt: skip
-                if edge.source is not None:
-                    nxt.append(key)
-            if not nxt:
-                break
-            frontier = nxt
+                yield key, edge.target or "", edge.path, edge.line, edge.source is not None
+
+        result = Impact(start, depth, reach_callers(start, depth, callers))
+        seen = {start, *(a.qualified_name for a in result.affected)}
         result.notes = [AnchorInfo.of(a) for a in self.code.anchors(qualified_names=sorted(seen))]
         return result
 
