@@ -39,7 +39,7 @@ from .store.views import AnchorView, FileWeight, TimelineBucket, TimelinePoint
 from .timeutil import parse_instant
 from .trust import WorkspaceTrust
 from .wakeup import wake_up
-from .writing import Writer
+from .writing import Draft, Writer
 
 Progress = Callable[[int, int], None]
 
@@ -142,19 +142,12 @@ class Brain(VectorAccess):
         metadata and source path.
         """
         return self._writer.write(
-            content,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=metadata,
-            source_path=source_path,
-            created_at=created_at,
-            supersedes=supersedes,
-            pinned=pinned,
-            respect_tombstone=respect_tombstone,
-            actor=actor,
-        )
+            Draft(
+                content, title, tags, collection, kind, metadata, source_path,
+                created_at=created_at, supersedes=supersedes, pinned=pinned,
+                respect_tombstone=respect_tombstone, actor=actor,
+            )
+        )  # fmt: skip
 
     def write_derived(
         self,
@@ -176,16 +169,11 @@ class Brain(VectorAccess):
         source the user deleted raises TombstonedError.
         """
         return self._writer.write_derived(
-            content,
-            source_path=source_path,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=metadata,
-            created_at=created_at,
-            actor=actor,
-        )
+            Draft(
+                content, title, tags, collection, kind, metadata, source_path,
+                created_at=created_at, actor=actor,
+            )
+        )  # fmt: skip
 
     def title_from(self, text: str, width: int = 80) -> str:
         """`text` as a one-line title of at most `width` characters, cut after redaction (a

@@ -9,7 +9,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 from . import fields, sourcekeys
@@ -28,6 +28,26 @@ from .text import clip, marker_safe_end
 from .timeutil import parse_duration
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A note as its writer gives it, before it is checked, and how to write it (see
+    Brain.write)."""
+
+    content: str
+    title: str | None
+    tags: Iterable[str]
+    collection: str
+    kind: str
+    metadata: dict[str, Any] | None
+    source_path: str | None
+    _: KW_ONLY
+    created_at: float | None = None
+    supersedes: str | None = None
+    pinned: bool = False
+    respect_tombstone: bool = False
+    actor: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,85 +81,25 @@ class Writer:
         self._threads: dict[str, tuple[str, int, float]] = {}
         self._thread_lock = threading.Lock()
 
-    def write(
-        self,
-        content: str,
-        *,
-        title: str | None,
-        tags: Iterable[str],
-        collection: str,
-        kind: str,
-        metadata: dict[str, Any] | None,
-        source_path: str | None,
-        created_at: float | None,
-        supersedes: str | None,
-        pinned: bool,
-        respect_tombstone: bool,
-        actor: str | None,
-    ) -> WriteResult:
+    def write(self, draft: Draft) -> WriteResult:
         """A writer's note (see Brain.write); a source key an indexer owns is refused."""
-        prefix = sourcekeys.reserved_prefix(source_path)
+        prefix = sourcekeys.reserved_prefix(draft.source_path)
         if prefix is not None:
             raise InvalidInputError(
-                f"source_path {clip(repr(source_path), 80)} is reserved: keys starting with "
-                f"{prefix!r} are written by {sourcekeys.owner_of(prefix)} only"
+                f"source_path {clip(repr(draft.source_path), 80)} is reserved: keys starting "
+                f"with {prefix!r} are written by {sourcekeys.owner_of(prefix)} only"
             )
-        checked = self._checked(
-            content,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=metadata,
-            source_path=source_path,
-            redact=self._config.redact.enabled,
-        )
-        return self._store_checked(
-            checked,
-            created_at=created_at,
-            supersedes=supersedes,
-            pinned=pinned,
-            respect_tombstone=respect_tombstone,
-            actor=actor,
-        )
+        return self._store_checked(self._checked(draft, self._config.redact.enabled), draft)
 
-    def write_derived(
-        self,
-        content: str,
-        *,
-        source_path: str,
-        title: str | None,
-        tags: Iterable[str],
-        collection: str,
-        kind: str,
-        metadata: dict[str, Any] | None,
-        created_at: float | None,
-        actor: str | None,
-    ) -> WriteResult:
+    def write_derived(self, draft: Draft) -> WriteResult:
         """What an indexer derived (see Brain.write_derived): always redacted, and refused
         under a source the user deleted."""
-        if sourcekeys.reserved_prefix(source_path) is None:
+        if sourcekeys.reserved_prefix(draft.source_path) is None:
             raise InvalidInputError(
-                f"source_path {clip(repr(source_path), 80)} is no key an indexer owns"
+                f"source_path {clip(repr(draft.source_path), 80)} is no key an indexer owns"
             )
-        checked = self._checked(
-            content,
-            title=title,
-            tags=tags,
-            collection=collection,
-            kind=kind,
-            metadata=metadata,
-            source_path=source_path,
-            redact=True,
-        )
-        return self._store_checked(
-            checked,
-            created_at=created_at,
-            supersedes=None,
-            pinned=False,
-            respect_tombstone=True,
-            actor=actor,
-        )
+        derived = replace(draft, supersedes=None, pinned=False, respect_tombstone=True)
+        return self._store_checked(self._checked(derived, True), derived)
 
     def title_from(self, text: str, width: int = 80) -> str:
         """`text` as a one-line title of at most `width` characters, cut after redaction (a
@@ -149,29 +109,19 @@ class Writer:
 
     # -- checking -------------------------------------------------------------------------
 
-    def _checked(
-        self,
-        content: str,
-        *,
-        title: str | None,
-        tags: Iterable[str],
-        collection: str,
-        kind: str,
-        metadata: dict[str, Any] | None,
-        source_path: str | None,
-        redact: bool,
-    ) -> _Checked:
-        content = self._check_content(content)
-        user_tags = fields.clean_tags(tags)
-        collection = fields.check_collection(collection)
+    def _checked(self, draft: Draft, redact: bool) -> _Checked:
+        content = self._check_content(draft.content)
+        user_tags = fields.clean_tags(draft.tags)
+        collection = fields.check_collection(draft.collection)
+        kind = draft.kind
         if kind not in KINDS or kind == "commit":
             writable = ", ".join(k for k in KINDS if k != "commit")
             raise InvalidInputError(
                 f"invalid kind {kind!r}: one of {writable} (commits come from the git history)"
             )
-        checked_metadata = fields.check_metadata(metadata)
-        source_path = fields.check_source_path(source_path)
-        given_title = fields.clean_title(title) or ""
+        checked_metadata = fields.check_metadata(draft.metadata)
+        source_path = fields.check_source_path(draft.source_path)
+        given_title = fields.clean_title(draft.title) or ""
         # checked as given, stored redacted; before hashing: the hash is of what is stored
         if redact:
             content = redact_text(content)
@@ -209,24 +159,18 @@ class Writer:
 
     # -- storing --------------------------------------------------------------------------
 
-    def _store_checked(
-        self,
-        new: _Checked,
-        *,
-        created_at: float | None,
-        supersedes: str | None,
-        pinned: bool,
-        respect_tombstone: bool,
-        actor: str | None,
-    ) -> WriteResult:
+    def _store_checked(self, new: _Checked, draft: Draft) -> WriteResult:
+        """Store a checked note as `draft` says: a new document, or a new version of the one
+        at its source; its chunks embedded or queued."""
+        actor = draft.actor
         now = time.time()
         notices: list[str] = []
         store = self._store
         with store.transaction():
             stone = store.tombstone(new.source_path) if new.source_path else None
-            if stone is not None and respect_tombstone:
+            if stone is not None and draft.respect_tombstone:
                 raise TombstonedError(f"{new.source_path} was deleted by the user (tombstone)")
-            target = self._ledger.resolve(supersedes) if supersedes else None
+            target = self._ledger.resolve(draft.supersedes) if draft.supersedes else None
             if stone is not None:
                 notices.append(self._lift_tombstone(stone, actor, now))
             existing = (
@@ -234,7 +178,7 @@ class Writer:
                 if new.source_path
                 else store.find_by_hash(new.collection, new.digest)
             )
-            doc_id, action = self._put(new, existing, created_at, pinned, actor, now)
+            doc_id, action = self._put(new, existing, draft.created_at, draft.pinned, actor, now)
             store.add_tags(doc_id, new.tags)
             row = self._ledger.require(store.get_by_id(doc_id), "new document")
             if action is not None:

@@ -11,14 +11,13 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import multiprocessing
 import os
 import secrets
-import sys
-import threading
 from collections.abc import Callable
+from multiprocessing.context import BaseContext
 from typing import Any
 
+from .. import procpool
 from ..chunking import chunk_text
 from .errors import CodeIndexError
 from .parse import parse_file
@@ -131,14 +130,6 @@ def _text_rows(path: str, sha: str, data: bytes, max_chars: int, overlap: int) -
     return ("text", path, sha, title, text, hashlib.sha256(text.encode()).hexdigest(), chunks)
 
 
-def pool_context() -> Any:
-    # fork starts workers in milliseconds (they only parse), but forking a process that runs
-    # other threads (the editor sidecar) can deadlock the children: use a forkserver there.
-    if sys.platform.startswith("linux"):
-        if threading.active_count() == 1:
-            return multiprocessing.get_context("fork")
-        ctx = multiprocessing.get_context("forkserver")
-        # the server imports the parser once; each pool's workers fork from it ready to parse
-        ctx.set_forkserver_preload([__name__])
-        return ctx
-    return multiprocessing.get_context("spawn")
+def pool_context() -> BaseContext:
+    """The start method for the parse pool: its workers import this module."""
+    return procpool.pool_context(__name__)

@@ -23,7 +23,7 @@ from ..filters import Filters
 from ..store import CodeStore
 from ..store.code import EdgeRecord
 from ..store.routes import RouteRecord
-from .service import AnchorInfo
+from .service import AnchorInfo, clean_argument
 
 if TYPE_CHECKING:
     from ..brain import Brain
@@ -123,7 +123,7 @@ class Routes:
             for r in self.brain.store.list_routes(
                 method=_method(method),
                 path_like=_glob(path),
-                framework=_clean(framework, "framework") if framework else None,
+                framework=clean_argument(framework, "framework") if framework else None,
                 limit=limit,
             )
         ]
@@ -134,7 +134,7 @@ class Routes:
 
     def find(self, route: str) -> builtins.list[RouteInfo]:
         """Routes named ``METHOD /path`` or ``/path`` exactly (a glob path selects several)."""
-        text = _clean(route, "route")
+        text = clean_argument(route, "route")
         method, _, rest = text.partition(" ")
         if rest and _METHOD.fullmatch(method) and not method.startswith("/"):
             wanted_method, wanted_path = method.upper(), rest.strip()
@@ -255,14 +255,6 @@ def _call_tree(handler: str, reached: _Reached) -> tuple[list[FlowStep], bool]:
     return steps, left_out
 
 
-def _clean(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInputError(f"{what} is empty")
-    if len(value) > 1000:
-        raise InvalidInputError(f"{what} is over 1000 characters")
-    return value.strip()
-
-
 def _method(value: str | None) -> str | None:
     if value is None or not value.strip():
         return None
@@ -275,7 +267,7 @@ def _glob(value: str | None) -> str | None:
     """An SQL GLOB for a path filter: as given when it is a glob, else "contains"."""
     if value is None or not value.strip():
         return None
-    text = _clean(value, "path")
+    text = clean_argument(value, "path")
     if _GLOB_CHARS.search(text):
         return text
     return "*" + text + "*"

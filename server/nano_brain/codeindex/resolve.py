@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..errors import InvalidInputError, NotFoundError
 from ._imports import ImportTargets
@@ -85,6 +86,37 @@ class ImpactEntry:
     via: str
     path: str
     line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+#: A call one level up: (caller key, the callee it calls, path, line, whether the caller is
+#: a symbol whose own callers are followed; top-level code is not).
+CallerStep = tuple[str, str, str, int, bool]
+
+
+def reach_callers(
+    start: str, depth: int, callers: Callable[[list[str]], Iterable[CallerStep]]
+) -> list[ImpactEntry]:
+    """The transitive callers of ``start``, breadth first, up to ``depth`` levels; each once,
+    at its smallest distance. ``callers`` gives the calls into a level's symbols."""
+    seen = {start}
+    out: list[ImpactEntry] = []
+    frontier = [start]
+    for level in range(1, depth + 1):
+        found: list[str] = []
+        for key, via, path, line, follow in callers(frontier):
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(ImpactEntry(key, level, via, path, line))
+            if follow:
+                found.append(key)
+        if not found:
+            break
+        frontier = found
+    return out
 
 
 class CodeGraph(ImportTargets):
@@ -210,22 +242,14 @@ class CodeGraph(ImportTargets):
         if depth < 1:
             raise InvalidInputError("impact depth must be at least 1")
         self.symbol(qualified_name)
-        seen = {qualified_name}
-        out: list[ImpactEntry] = []
-        queue: deque[tuple[str, int]] = deque([(qualified_name, 0)])
-        while queue:
-            current, dist = queue.popleft()
-            if dist >= depth:
-                continue
-            for ref in self._by_target.get(current, ()):
-                key = ref.caller_key
-                if key in seen:
-                    continue
-                seen.add(key)
-                out.append(ImpactEntry(key, dist + 1, current, ref.site.path, ref.site.line))
-                if ref.site.caller is not None:
-                    queue.append((key, dist + 1))
-        return out
+
+        def callers(targets: list[str]) -> Iterator[CallerStep]:
+            for target in targets:
+                for ref in self._by_target.get(target, ()):
+                    site = ref.site
+                    yield ref.caller_key, target, site.path, site.line, site.caller is not None
+
+        return reach_callers(qualified_name, depth, callers)
 
     def stats(self) -> dict[str, int]:
         resolved = sum(1 for r in self.references if r.resolved)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from ..filters import Filters
 from ..store import CodeStore
 from ..store.code import AnchorRecord, EdgeRecord, SymbolRecord
 from .indexer import Indexer, IndexProgress, IndexReport
-from .resolve import MODULE_CALLER
+from .resolve import MODULE_CALLER, CallerStep, ImpactEntry, reach_callers
 from .walk import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
@@ -102,16 +102,8 @@ class AnchorInfo:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class ImpactItem:
-    qualified_name: str
-    depth: int
-    via: str
-    path: str
-    line: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+#: One symbol an impact reaches: the record the in-memory graph's impact gives too.
+ImpactItem = ImpactEntry
 
 
 @dataclass(slots=True)
@@ -179,14 +171,14 @@ class CodeIndex:
 
     def symbols(self, query: str, kind: str | None = None, limit: int = 100) -> list[SymbolInfo]:
         """Symbols by qualified name, ``Class.method`` suffix, bare name, else name substring."""
-        query = _clean(query, "query")
+        query = clean_argument(query, "query")
         if limit < 1:
             raise InvalidInputError("limit must be >= 1")
         return [SymbolInfo.of(r) for r in self.code.find_symbols(query, kind, limit)]
 
     def resolve_symbol(self, ref: str) -> SymbolInfo:
         """The one symbol a reference names (qualified name, ``Class.method`` or bare name)."""
-        ref = _clean(ref, "symbol")
+        ref = clean_argument(ref, "symbol")
         exact = self.code.symbol(ref)
         if exact is not None:
             return SymbolInfo.of(exact)
@@ -226,7 +218,7 @@ class CodeIndex:
 
         ``path::<module>`` names the top-level code of a file.
         """
-        ref = _clean(symbol, "symbol")
+        ref = clean_argument(symbol, "symbol")
         if ref.endswith("::" + MODULE_CALLER):
             edges = self.code.top_level_calls(ref.split("::", 1)[0])
         else:
@@ -243,23 +235,14 @@ class CodeIndex:
         if not isinstance(depth, int) or depth < 1 or depth > MAX_IMPACT_DEPTH:
             raise InvalidInputError(f"impact depth must be 1..{MAX_IMPACT_DEPTH}")
         start = self.resolve_symbol(symbol).qualified_name
-        result = Impact(start, depth)
-        seen = {start}
-        frontier = [start]
-        for level in range(1, depth + 1):
-            nxt: list[str] = []
-            for edge in self.code.callers(frontier):
+
+        def callers(targets: list[str]) -> Iterator[CallerStep]:
+            for edge in self.code.callers(targets):
                 key = edge.source or f"{edge.path}::{MODULE_CALLER}"
-                if key in seen:
-                    continue
-                seen.add(key)
-                result.affected.append(ImpactItem(key, level, edge.target or "", edge.path,
-                                                  edge.line))  # fmt: skip
-                if edge.source is not None:
-                    nxt.append(key)
-            if not nxt:
-                break
-            frontier = nxt
+                yield key, edge.target or "", edge.path, edge.line, edge.source is not None
+
+        result = Impact(start, depth, reach_callers(start, depth, callers))
+        seen = {start, *(a.qualified_name for a in result.affected)}
         result.notes = [AnchorInfo.of(a) for a in self.code.anchors(qualified_names=sorted(seen))]
         return result
 
@@ -299,7 +282,7 @@ class CodeIndex:
     def unanchor(self, note: str, symbol: str) -> bool:
         doc = self.brain.get(note)
         with self.brain.store.transaction():
-            return self.code.remove_anchor(doc.id, _clean(symbol, "symbol"))
+            return self.code.remove_anchor(doc.id, clean_argument(symbol, "symbol"))
 
     def anchors(
         self,
@@ -316,7 +299,7 @@ class CodeIndex:
         With ``visible``, only the anchors of notes a read with those filters returns
         (``Filters()``: no deleted, retracted or superseded notes).
         """
-        names = [_clean(symbol, "symbol")] if symbol is not None else None
+        names = [clean_argument(symbol, "symbol")] if symbol is not None else None
         if symbols is not None:
             names = [*(names or []), *symbols]
         uid = self.brain.get(note).id if note is not None else None
@@ -332,7 +315,9 @@ class CodeIndex:
         return self.anchor(note, symbol)
 
 
-def _clean(value: object, what: str) -> str:
+def clean_argument(value: object, what: str) -> str:
+    """A name or query a front end passed, stripped; InvalidInputError when it is empty or
+    over 1000 characters."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(f"{what} is empty")
     if len(value) > 1000:

@@ -192,29 +192,37 @@ def iter_workspace(
     ``known`` maps paths to a previous (size, mtime_ns): such files, already known to be text,
     are not opened for the binary sniff.
     """
-    root_path, real_root, excluded, wanted, ignores = _start(root, exclude, suffixes, use_gitignore)
-    yield from _walk_dir(
-        str(root_path),
-        "",
-        real_root,
-        ignores,
-        excluded,
-        frozenset(skip_dirs),
-        max_bytes,
-        use_gitignore,
-        wanted,
-        known or {},
+    root_path, rules, ignores = _start(
+        root, exclude, skip_dirs, max_bytes, use_gitignore, suffixes, known
     )
+    yield from _walk_dir(str(root_path), "", ignores, rules)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """What decides, for every entry one walk meets, whether it is entered, read or skipped."""
+
+    real_root: str
+    excluded: pathspec.GitIgnoreSpec
+    skip_dirs: frozenset[str]
+    max_bytes: int
+    use_gitignore: bool
+    wanted: set[str] | None
+    """the suffixes kept (lower case); None: every suffix"""
+    known: Mapping[str, tuple[int, int]]
 
 
 def _start(
     root: str | os.PathLike[str],
     exclude: Iterable[str],
-    suffixes: Collection[str] | None,
+    skip_dirs: Collection[str],
+    max_bytes: int,
     use_gitignore: bool,
-) -> tuple[Path, str, pathspec.GitIgnoreSpec, set[str] | None, _Ignores]:
-    """What every walk starts from: the root (checked), its real path, the excludes, the
-    suffixes wanted, and the ignores of ``.git/info/exclude``."""
+    suffixes: Collection[str] | None,
+    known: Mapping[str, tuple[int, int]] | None,
+) -> tuple[Path, _Rules, _Ignores]:
+    """What every walk starts from: the root (checked), the walk's rules, and the ignores of
+    ``.git/info/exclude``."""
     root_path = Path(root)
     if not root_path.is_dir():
         raise InvalidInputError(f"workspace {root_path} is not a directory")
@@ -225,7 +233,16 @@ def _start(
         info = read_ignore_file(os.path.join(root_path, ".git", "info", "exclude"))
         if info is not None:
             ignores = _Ignores([("", info)])
-    return root_path, os.path.realpath(root_path), excluded, wanted, ignores
+    rules = _Rules(
+        real_root=os.path.realpath(root_path),
+        excluded=excluded,
+        skip_dirs=frozenset(skip_dirs),
+        max_bytes=max_bytes,
+        use_gitignore=use_gitignore,
+        wanted=wanted,
+        known=known or {},
+    )
+    return root_path, rules, ignores
 
 
 def check_relative(rel: str) -> list[str]:
@@ -254,8 +271,9 @@ def iter_paths(
     a folder, or under a folder the walk would not enter yields nothing (or that folder's
     skip). Paths that leave the root are refused.
     """
-    root_path, real_root, excluded, wanted, top = _start(root, exclude, suffixes, use_gitignore)
-    skip = frozenset(skip_dirs)
+    root_path, rules, top = _start(
+        root, exclude, skip_dirs, max_bytes, use_gitignore, suffixes, known
+    )
     # the ignores in effect inside each folder reached, None: the walk does not enter it
     inside: dict[str, _Ignores | None] = {}
 
@@ -281,9 +299,7 @@ def iter_paths(
                 is_link = entry.is_symlink()
             except OSError:
                 return None
-            if _dir_skip(
-                entry, rel_dir, is_link, real_root, parent, excluded, skip, use_gitignore
-            ) is not None:  # fmt: skip
+            if _dir_skip(entry, rel_dir, is_link, parent, rules) is not None:
                 return None
         return parent.with_dir(rel_dir, abs_dir) if use_gitignore else parent
 
@@ -299,32 +315,20 @@ def iter_paths(
                 continue
         except OSError:
             continue  # gone: the caller's stored state says whether it was indexed
-        item = _file_item(
-            entry, rel, is_link, real_root, ignores, excluded, max_bytes, use_gitignore, wanted,
-            known or {},
-        )  # fmt: skip
+        item = _file_item(entry, rel, is_link, ignores, rules)
         if item is not None:
             yield item
 
 
 def _walk_dir(
-    abs_dir: str,
-    rel_dir: str,
-    real_root: str,
-    ignores: _Ignores,
-    excluded: pathspec.GitIgnoreSpec,
-    skip_dirs: frozenset[str],
-    max_bytes: int,
-    use_gitignore: bool,
-    wanted: set[str] | None,
-    known: Mapping[str, tuple[int, int]],
+    abs_dir: str, rel_dir: str, ignores: _Ignores, rules: _Rules
 ) -> Iterator[WalkedFile | SkippedFile]:
     """Depth first, entries by name, a folder's files before its subfolders. A stack, not
     recursion: a tree nested thousands of folders deep must not exhaust Python's stack."""
     todo: list[tuple[str, str, _Ignores]] = [(abs_dir, rel_dir, ignores)]
     while todo:
         abs_dir, rel_dir, ignores = todo.pop()
-        if use_gitignore:
+        if rules.use_gitignore:
             ignores = ignores.with_dir(rel_dir, abs_dir)
         try:
             with os.scandir(abs_dir) as it:
@@ -343,9 +347,7 @@ def _walk_dir(
                 yield SkippedFile(rel, "unreadable")
                 continue
             if is_dir:
-                skipped_dir = _dir_skip(
-                    entry, rel, is_link, real_root, ignores, excluded, skip_dirs, use_gitignore
-                )
+                skipped_dir = _dir_skip(entry, rel, is_link, ignores, rules)
                 if skipped_dir is _NOT_WANTED:
                     continue
                 if skipped_dir is not None:
@@ -353,12 +355,9 @@ def _walk_dir(
                 else:
                     subdirs.append((entry.path, rel, ignores))
                 continue
-            if entry.name == ".gitignore" and use_gitignore:
+            if entry.name == ".gitignore" and rules.use_gitignore:
                 continue
-            item = _file_item(
-                entry, rel, is_link, real_root, ignores, excluded, max_bytes, use_gitignore,
-                wanted, known,
-            )  # fmt: skip
+            item = _file_item(entry, rel, is_link, ignores, rules)
             if item is not None:
                 yield item
         todo.extend(reversed(subdirs))
@@ -398,49 +397,30 @@ class _PathEntry:
 
 
 def _dir_skip(
-    entry: _Entry,
-    rel: str,
-    is_link: bool,
-    real_root: str,
-    ignores: _Ignores,
-    excluded: pathspec.GitIgnoreSpec,
-    skip_dirs: frozenset[str],
-    use_gitignore: bool,
+    entry: _Entry, rel: str, is_link: bool, ignores: _Ignores, rules: _Rules
 ) -> SkippedFile | None:
     """Why the walk does not enter a folder, or None to enter it (``_NOT_WANTED``: version
     control's metadata, left out silently)."""
     shown = rel + "/"
-    if entry.name in skip_dirs and entry.name in VCS_DIRS:
+    if entry.name in rules.skip_dirs and entry.name in VCS_DIRS:
         return _NOT_WANTED
-    if entry.name in skip_dirs or entry.name.endswith(".egg-info"):
+    if entry.name in rules.skip_dirs or entry.name.endswith(".egg-info"):
         return SkippedFile(shown, "vendored")
-    if excluded.match_file(shown):
+    if rules.excluded.match_file(shown):
         return SkippedFile(shown, "excluded")
-    if use_gitignore and ignores.ignored(rel, True):
+    if rules.use_gitignore and ignores.ignored(rel, True):
         return SkippedFile(shown, "gitignored")
     if is_link:
-        inside = _inside(os.path.realpath(entry.path), real_root)
+        inside = _inside(os.path.realpath(entry.path), rules.real_root)
         return SkippedFile(shown, "symlink_dir" if inside else "symlink_outside")
     return None
 
 
 def _file_item(
-    entry: _Entry,
-    rel: str,
-    is_link: bool,
-    real_root: str,
-    ignores: _Ignores,
-    excluded: pathspec.GitIgnoreSpec,
-    max_bytes: int,
-    use_gitignore: bool,
-    wanted: set[str] | None,
-    known: Mapping[str, tuple[int, int]],
+    entry: _Entry, rel: str, is_link: bool, ignores: _Ignores, rules: _Rules
 ) -> WalkedFile | SkippedFile | None:
     """The walk's verdict on one file (None: not reported, e.g. a suffix not wanted)."""
-    skipped = _check_file(
-        entry, rel, is_link, real_root, ignores, excluded, max_bytes, use_gitignore, wanted,
-        known,
-    )  # fmt: skip
+    skipped = _check_file(entry, rel, is_link, ignores, rules)
     if skipped is not None:
         return None if skipped is _NOT_WANTED else skipped
     try:
@@ -453,27 +433,18 @@ def _file_item(
 
 
 def _check_file(
-    entry: _Entry,
-    rel: str,
-    is_link: bool,
-    real_root: str,
-    ignores: _Ignores,
-    excluded: pathspec.GitIgnoreSpec,
-    max_bytes: int,
-    use_gitignore: bool,
-    wanted: set[str] | None,
-    known: Mapping[str, tuple[int, int]],
+    entry: _Entry, rel: str, is_link: bool, ignores: _Ignores, rules: _Rules
 ) -> SkippedFile | None:
     """Why a file is skipped, or None to index it (``_NOT_WANTED``: filtered silently)."""
     name = entry.name.lower()
     suffix = os.path.splitext(name)[1]
-    if wanted is not None and suffix not in wanted:
+    if rules.wanted is not None and suffix not in rules.wanted:
         return _NOT_WANTED
-    if excluded.match_file(rel):
+    if rules.excluded.match_file(rel):
         return SkippedFile(rel, "excluded")
-    if use_gitignore and ignores.ignored(rel, False):
+    if rules.use_gitignore and ignores.ignored(rel, False):
         return SkippedFile(rel, "gitignored")
-    if is_link and not _inside(os.path.realpath(entry.path), real_root):
+    if is_link and not _inside(os.path.realpath(entry.path), rules.real_root):
         return SkippedFile(rel, "symlink_outside")
     if suffix in _BINARY_SUFFIXES:
         return SkippedFile(rel, "binary")
@@ -485,9 +456,9 @@ def _check_file(
         return SkippedFile(rel, "unreadable")
     if not stat.S_ISREG(st.st_mode):
         return SkippedFile(rel, "special")  # a FIFO, device or socket: never opened
-    if st.st_size > max_bytes:
+    if st.st_size > rules.max_bytes:
         return SkippedFile(rel, "too_large")
-    prev = known.get(rel)
+    prev = rules.known.get(rel)
     if prev is not None and (prev[0], prev[1]) == (st.st_size, st.st_mtime_ns):
         return None  # indexed before as text and unchanged: no read
     try:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypedDict, TypeVar, cast
 
 from ..redact import redact_text
 from ..text import one_line as text_one_line
@@ -34,6 +34,21 @@ log = logging.getLogger("nano_brain.harvest")
 
 _MAX_SUMMARY = 160
 _MAX_ERROR = 300
+#: Characters of a tool's output a tool message keeps, whatever the agent.
+TOOL_OUTPUT_LIMIT = 2000
+
+
+class ReadOutcome(TypedDict):
+    """What reading a session's files gave, as `Session` records it (`Session(**outcome)`)."""
+
+    source: SourceInfo
+    warnings: int
+    skipped: dict[str, int]
+
+
+def read_outcome(source: SourceInfo, skipped: Mapping[str, int]) -> ReadOutcome:
+    """`source` with its skipped lines by reason; the warnings are their sum."""
+    return {"source": source, "warnings": sum(skipped.values()), "skipped": dict(skipped)}
 
 
 @dataclass(slots=True)
@@ -117,6 +132,10 @@ class JsonlReader:
             ok = False
         if ok is False:
             self.skipped[SKIP_UNUSABLE] += 1
+
+    def outcome(self) -> ReadOutcome:
+        """The files read so far and what was skipped in them, for `Session`."""
+        return read_outcome(self.source(), self.skipped)
 
     def source(self, extra: str = "") -> SourceInfo:
         digest = self._hash.copy()

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..config import HarvestConfig
+from ..filekinds import file_kind
 from .model import SourceInfo, TranscriptError
 
 log = logging.getLogger("nano_brain.harvest")
@@ -95,20 +96,6 @@ def warn_once(key: str, message: str, *args: Any) -> None:
     log.log(logging.WARNING if first else logging.DEBUG, message, *args)
 
 
-def file_kind(mode: int) -> str:
-    for test, name in (
-        (stat_mod.S_ISREG, "regular file"),
-        (stat_mod.S_ISDIR, "directory"),
-        (stat_mod.S_ISFIFO, "FIFO"),
-        (stat_mod.S_ISCHR, "character device"),
-        (stat_mod.S_ISBLK, "block device"),
-        (stat_mod.S_ISSOCK, "socket"),
-    ):
-        if test(mode):
-            return name
-    return "special file"
-
-
 def is_regular(path: str | Path) -> bool:
     """True for a regular file (symlinks followed). Anything else is logged once; a missing
     path is just False. Never opens the path."""
@@ -119,7 +106,7 @@ def is_regular(path: str | Path) -> bool:
     if stat_mod.S_ISREG(mode):
         return True
     if not stat_mod.S_ISDIR(mode):
-        warn_once(f"kind:{path}", "skipping %s: a %s, not a regular file", path, file_kind(mode))
+        warn_once(f"kind:{path}", "skipping %s: %s, not a regular file", path, file_kind(mode))
     return False
 
 
@@ -133,14 +120,14 @@ def open_regular(path: str | Path) -> tuple[BinaryIO, os.stat_result]:
     try:
         before = os.stat(path)
         if not stat_mod.S_ISREG(before.st_mode):
-            raise TranscriptError(f"{path} is a {file_kind(before.st_mode)}, not a regular file")
+            raise TranscriptError(f"{path} is {file_kind(before.st_mode)}, not a regular file")
         fd = os.open(path, _OPEN_FLAGS)
     except (OSError, ValueError) as exc:
         raise TranscriptError(f"cannot read {path}: {_reason(exc)}") from exc
     try:
         info = os.fstat(fd)
         if not stat_mod.S_ISREG(info.st_mode):  # swapped after the stat above
-            raise TranscriptError(f"{path} is a {file_kind(info.st_mode)}, not a regular file")
+            raise TranscriptError(f"{path} is {file_kind(info.st_mode)}, not a regular file")
         return os.fdopen(fd, "rb", buffering=_BUFFER), info
     except BaseException:
         os.close(fd)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
+    TOOL_OUTPUT_LIMIT,
     JsonlReader,
     block_text,
     cached_head,
@@ -35,7 +36,6 @@ from ._files import DEFAULT_LIMITS, ReadLimits, regular_files
 from .model import Message, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.claude/projects")
-_TOOL_OUTPUT_LIMIT = 2000
 
 
 def encode_cwd(path: str | Path) -> str:
@@ -245,7 +245,7 @@ class _Builder:
         output = strip_reminders(block_text(block.get("content")))
         message = Message(
             role="tool",
-            text=output[:_TOOL_OUTPUT_LIMIT],
+            text=output[:TOOL_OUTPUT_LIMIT],
             time=time,
             tool_call_id=call_id,
             sidechain=sidechain,
@@ -306,7 +306,5 @@ def parse(
         ended=ended,
         git_branch=builder.branch,
         model=builder.model,
-        source=reader.source(),
-        warnings=reader.warnings,
-        skipped=dict(reader.skipped),
+        **reader.outcome(),
     )

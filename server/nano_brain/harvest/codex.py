@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
+    TOOL_OUTPUT_LIMIT,
     JsonlReader,
     block_text,
     cached_head,
@@ -37,7 +38,6 @@ from ._files import DEFAULT_LIMITS, ReadLimits, decode_json, is_regular
 from .model import Message, Role, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.codex/sessions")
-_TOOL_OUTPUT_LIMIT = 2000
 _RESPONSE_TYPES = {
     "message",
     "function_call",
@@ -247,7 +247,7 @@ class _Builder:
             exit_code = int(found.group(1))
         body = text.split("\nOutput:\n", 1)[-1]
         message = Message(
-            role="tool", text=body[:_TOOL_OUTPUT_LIMIT], time=time, tool_call_id=target
+            role="tool", text=body[:TOOL_OUTPUT_LIMIT], time=time, tool_call_id=target
         )
         call = self.calls.get(target)
         if exit_code not in (None, 0):
@@ -307,7 +307,5 @@ def parse(path: str | Path | SessionSource, limits: ReadLimits = DEFAULT_LIMITS)
         ended=ended,
         git_branch=builder.branch,
         model=builder.model,
-        source=reader.source(),
-        warnings=reader.warnings,
-        skipped=dict(reader.skipped),
+        **reader.outcome(),
     )

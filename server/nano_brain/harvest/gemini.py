@@ -19,7 +19,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ._common import log, make_tool_call, parse_time, short_error, span, str_or_none
+from ._common import (
+    TOOL_OUTPUT_LIMIT,
+    log,
+    make_tool_call,
+    parse_time,
+    read_outcome,
+    short_error,
+    span,
+    str_or_none,
+)
 from ._files import (
     DEFAULT_LIMITS,
     SKIP_UNUSABLE,
@@ -32,7 +41,6 @@ from ._files import (
 from .model import Message, Session, SessionSource, SourceInfo, TranscriptError
 
 DEFAULT_BASE = Path("~/.gemini/tmp")
-_TOOL_OUTPUT_LIMIT = 2000
 
 
 def project_hash(root: str | Path) -> str:
@@ -112,7 +120,7 @@ def _message(item: dict[str, Any], skipped: Counter[str]) -> list[Message]:
             if raw_call.get("status") in ("error", "cancelled"):
                 call.error = short_error(result or raw_call.get("resultDisplay") or "error")
             out.tool_calls.append(call)
-            tool = Message(role="tool", text=result[:_TOOL_OUTPUT_LIMIT], time=time)
+            tool = Message(role="tool", text=result[:TOOL_OUTPUT_LIMIT], time=time)
             tool.tool_call_id = call.call_id
             if call.error:
                 tool.errors.append(call.error)
@@ -167,9 +175,8 @@ def parse(
         started=parse_time(data.get("startTime")) or started,
         ended=parse_time(data.get("lastUpdated")) or ended,
         model=model,
-        source=SourceInfo(
-            paths=[str(file)], version=version, size=stat.st_size, mtime=stat.st_mtime
+        **read_outcome(
+            SourceInfo(paths=[str(file)], version=version, size=stat.st_size, mtime=stat.st_mtime),
+            skipped,
         ),
-        warnings=sum(skipped.values()),
-        skipped=dict(skipped),
     )

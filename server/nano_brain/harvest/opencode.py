@@ -30,11 +30,13 @@ from typing import Any, cast
 from urllib.parse import quote
 
 from ._common import (
+    TOOL_OUTPUT_LIMIT,
     json_object,
     log,
     make_tool_call,
     one_line,
     parse_time,
+    read_outcome,
     short_error,
     span,
     str_or_none,
@@ -55,7 +57,6 @@ from .model import Message, Session, SessionSource, SourceInfo, TranscriptError,
 
 DEFAULT_BASE = Path("~/.local/share/opencode")
 DB_NAME = "opencode.db"
-_TOOL_OUTPUT_LIMIT = 2000
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.:-]{1,200}$")
 
 
@@ -100,7 +101,7 @@ class _Builder:
                     text = output if isinstance(output, str) else json.dumps(output, sort_keys=True)
                     tool = Message(
                         role="tool",
-                        text=text[:_TOOL_OUTPUT_LIMIT],
+                        text=text[:TOOL_OUTPUT_LIMIT],
                         time=time,
                         tool_call_id=call.call_id,
                     )
@@ -140,9 +141,7 @@ def _session(
         started=parse_time(times.get("created")) or started,
         ended=ended or parse_time(times.get("updated")),
         model=builder.model,
-        source=source,
-        warnings=sum(skipped.values()),
-        skipped=dict(skipped),
+        **read_outcome(source, skipped),
     )
 
 

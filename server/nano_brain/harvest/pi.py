@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
+    TOOL_OUTPUT_LIMIT,
     JsonlReader,
     block_text,
     cached_head,
@@ -33,7 +34,6 @@ from ._files import DEFAULT_LIMITS, SKIP_UNUSABLE, ReadLimits, regular_files
 from .model import Message, Session, SessionSource, ToolCall, is_within
 
 DEFAULT_BASE = Path("~/.pi/agent/sessions")
-_TOOL_OUTPUT_LIMIT = 2000
 
 
 def encode_cwd(path: str | Path) -> str:
@@ -148,7 +148,7 @@ class _Builder:
             text = block_text(content)
             out = Message(
                 role="tool",
-                text=text[:_TOOL_OUTPUT_LIMIT],
+                text=text[:TOOL_OUTPUT_LIMIT],
                 time=time,
                 tool_call_id=str_or_none(message.get("toolCallId")),
             )
@@ -213,7 +213,5 @@ def parse(path: str | Path | SessionSource, limits: ReadLimits = DEFAULT_LIMITS)
         else None,
         ended=ended,
         model=builder.model,
-        source=reader.source(),
-        warnings=reader.warnings,
-        skipped=dict(reader.skipped),
+        **reader.outcome(),
     )

@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import multiprocessing
 import os
 import secrets
-import sys
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
@@ -31,6 +28,7 @@ from ..chunking import chunk_text
 from ..codeindex.languages import language_for_path
 from ..codeindex.walk import DEFAULT_MAX_BYTES
 from ..fields import is_tag
+from ..procpool import pool_context
 from ..redact import redact_text
 from ..store.history import COMMIT_SOURCE_PREFIX, CommitRows, HistoryStore
 from ..text import marker_safe_end
@@ -255,7 +253,7 @@ class HistoryIndexer:
         self._used_workers = self.workers
         with ProcessPoolExecutor(
             self.workers,
-            mp_context=_pool_context(),
+            mp_context=pool_context(__name__),
             initializer=_init_worker,
             initargs=(str(git.root),),
         ) as pool:
@@ -501,18 +499,6 @@ def _parse_job(job: tuple[str, str]) -> tuple[str, str, list[Span] | None]:
     except Exception as exc:  # a file the parser cannot take is skipped, not fatal
         log.debug("cannot parse %s at %s: %s", path, sha[:10], exc)
         return path, sha, None
-
-
-def _pool_context() -> Any:
-    # fork is fast, but forking a process that runs other threads (the editor sidecar) can
-    # deadlock the children: a forkserver then, which imports the parser once
-    if sys.platform.startswith("linux"):
-        if threading.active_count() == 1:
-            return multiprocessing.get_context("fork")
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__])
-        return ctx
-    return multiprocessing.get_context("spawn")
 
 
 def tickets_in(tags: Iterable[str]) -> list[str]:

@@ -53,18 +53,8 @@ def read_routes(matches: list[dict[str, list[Node]]], ctx: RouteCtx) -> None:
         if "route.var" in caps:  # v1 := r.Group("/v1")
             prefix = literal(args[0]) if args else None
             if prefix is not None:
-                ctx.add(
-                    RouteFact(
-                        "router",
-                        _go_framework(ctx),
-                        line,
-                        None,
-                        prefix,
-                        owner,
-                        text(caps["route.var"][0]),
-                        None,
-                        scope,
-                    )
+                ctx.add_router(
+                    _go_framework(ctx), line, prefix, text(caps["route.var"][0]), scope, owner=owner
                 )
             continue
         strings = [literal(a) for a in args]
@@ -115,18 +105,13 @@ def _go_owner(node: Node, ctx: RouteCtx, scope: str | None, line: int) -> str:
             prefix = literal(first)
             if field is not None and text(field) == "Group" and operand is not None and prefix:
                 name = flat(node) or ""
-                ctx.add(
-                    RouteFact(
-                        "router",
-                        _go_framework(ctx),
-                        line,
-                        None,
-                        prefix,
-                        _go_owner(operand, ctx, scope, line),
-                        name,
-                        None,
-                        scope,
-                    )
+                ctx.add_router(
+                    _go_framework(ctx),
+                    line,
+                    prefix,
+                    name,
+                    scope,
+                    owner=_go_owner(operand, ctx, scope, line),
                 )
                 return name
     return flat(node) or ""

@@ -100,10 +100,9 @@ def read_routes(matches: list[dict[str, list[Node]]], ctx: RouteCtx) -> None:
                                     "route",
                                     "spring",
                                     line_of(member),
-                                    method,
-                                    join_paths(prefix, sub),
-                                    None,
-                                    handler,
-                                    handler,
+                                    method=method,
+                                    path=join_paths(prefix, sub),
+                                    target=handler,
+                                    handler=handler,
                                 )
                             )

@@ -86,11 +86,7 @@ class JavaScriptRules(LanguageRules):
         if node.type == "export_statement":
             for child in node.named_children:
                 if child.type == "export_clause":
-                    for spec in child.named_children:
-                        name = spec.child_by_field_name("name")
-                        alias = spec.child_by_field_name("alias")
-                        if name is not None:
-                            out.append(ImportEdge(path, module, text(name), _opt(alias), line))
+                    out.extend(_specifiers(child, path, module, line))
             return out or [ImportEdge(path, module, "*", None, line)]
         clause = next((c for c in node.named_children if c.type == "import_clause"), None)
         if clause is None:
@@ -102,11 +98,7 @@ class JavaScriptRules(LanguageRules):
                 ident = next((c for c in child.named_children if c.type == "identifier"), None)
                 out.append(ImportEdge(path, module, "*", _opt(ident), line))
             elif child.type == "named_imports":
-                for spec in child.named_children:
-                    name = spec.child_by_field_name("name")
-                    alias = spec.child_by_field_name("alias")
-                    if name is not None:
-                        out.append(ImportEdge(path, module, text(name), _opt(alias), line))
+                out.extend(_specifiers(child, path, module, line))
         return out
 
     def _require(self, node: Node, path: str, line: int) -> list[ImportEdge]:
@@ -160,6 +152,18 @@ class TypeScriptRules(JavaScriptRules):
 
 class TsxRules(TypeScriptRules):
     language = "tsx"
+
+
+def _specifiers(clause: Node, path: str, module: str, line: int) -> list[ImportEdge]:
+    """The names of ``{a, b as c}`` in an import or a re-export, each with its alias."""
+    out: list[ImportEdge] = []
+    for spec in clause.named_children:
+        name = spec.child_by_field_name("name")
+        if name is not None:
+            out.append(
+                ImportEdge(path, module, text(name), _opt(spec.child_by_field_name("alias")), line)
+            )
+    return out
 
 
 def _opt(node: Node | None) -> str | None:

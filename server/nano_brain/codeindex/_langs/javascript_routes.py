@@ -85,10 +85,7 @@ def read_routes(matches: list[dict[str, list[Node]]], ctx: RouteCtx) -> None:
                     "export",
                     _js_framework(ctx),
                     line_of(node),
-                    None,
-                    None,
-                    None,
-                    text(caps["route.export"][0]),
+                    target=text(caps["route.export"][0]),
                 )
             )
         else:
@@ -111,19 +108,7 @@ def _js_call(
     if verb == "prefix":  # Koa: router.prefix('/x')
         prefix = literal(args[0]) if args else None
         if prefix is not None and owner_node.type == "identifier":
-            ctx.add(
-                RouteFact(
-                    "router",
-                    framework,
-                    line_of(node),
-                    None,
-                    prefix,
-                    None,
-                    text(owner_node),
-                    None,
-                    scope,
-                )
-            )
+            ctx.add_router(framework, line_of(node), prefix, text(owner_node), scope)
         return
     if verb == "use":
         _js_use(node, owner_node, args, framework, scope, ctx)
@@ -147,7 +132,14 @@ def _js_call(
         return
     ctx.add(
         RouteFact(
-            "route", framework, line_of(node), method, route_path, owner, handler, None, scope
+            "route",
+            framework,
+            line_of(node),
+            method=method,
+            path=route_path,
+            owner=owner,
+            target=handler,
+            scope=scope,
         )
     )
 
@@ -167,12 +159,10 @@ def _js_use(
                     "mount",
                     framework,
                     line_of(node),
-                    None,
-                    prefix or "",
-                    owner,
-                    target,
-                    None,
-                    scope,
+                    path=prefix or "",
+                    owner=owner,
+                    target=target,
+                    scope=scope,
                 )
             )
 
@@ -215,16 +205,4 @@ def _js_router(caps: dict[str, list[Node]], ctx: RouteCtx, routers: set[str]) ->
                     prefix = literal(pair.child_by_field_name("value")) or ""
     routers.add(name)
     framework = "koa" if ctor in ("Koa", "KoaRouter") or ctx.imports_any("koa") else "express"
-    ctx.add(
-        RouteFact(
-            "router",
-            framework,
-            line_of(node),
-            None,
-            prefix,
-            None,
-            name,
-            None,
-            ctx.scope_of(node.start_byte),
-        )
-    )
+    ctx.add_router(framework, line_of(node), prefix, name, ctx.scope_of(node.start_byte))

@@ -105,27 +105,13 @@ def _py_decorated(
     if route_path is None or not (route_path == "" or route_path.startswith("/")):
         return
     if verb in ("route", "api_route"):
-        methods = [m.upper() for m in _py_strings(keywords.get("methods"))] or ["GET"]
+        methods = _py_methods(keywords)
     elif verb == "websocket":
         methods = ["WEBSOCKET"]
     else:
         methods = [verb.upper()]
     handler = ctx.defs.get((definition.start_byte, definition.end_byte))
-    framework = _py_framework(ctx, verb)
-    for method in methods:
-        ctx.add(
-            RouteFact(
-                "route",
-                framework,
-                line_of(node),
-                method,
-                route_path,
-                owner,
-                handler,
-                handler,
-                ctx.scope_of(node.start_byte),
-            )
-        )
+    _py_routes(node, _py_framework(ctx, verb), methods, route_path, owner, handler, handler, ctx)
 
 
 def _py_added(
@@ -145,20 +131,41 @@ def _py_added(
         view = keywords.get("view_func") or (positional[2] if len(positional) > 2 else None)
     else:
         view = keywords.get("endpoint") or (positional[1] if len(positional) > 1 else None)
-    methods = [m.upper() for m in _py_strings(keywords.get("methods"))] or ["GET"]
-    framework = _py_framework(ctx, verb)
+    methods = _py_methods(keywords)
+    _py_routes(
+        node, _py_framework(ctx, verb), methods, route_path, owner, _py_handler(view), None, ctx
+    )
+
+
+def _py_methods(keywords: dict[str, Node]) -> list[str]:
+    """The methods a ``methods=[...]`` keyword names (Flask's default: GET only)."""
+    return [m.upper() for m in _py_strings(keywords.get("methods"))] or ["GET"]
+
+
+def _py_routes(
+    node: Node,
+    framework: str,
+    methods: list[str],
+    route_path: str,
+    owner: str | None,
+    target: str | None,
+    handler: str | None,
+    ctx: RouteCtx,
+) -> None:
+    """One route fact for each method the view takes."""
+    line, scope = line_of(node), ctx.scope_of(node.start_byte)
     for method in methods:
         ctx.add(
             RouteFact(
                 "route",
                 framework,
-                line_of(node),
-                method,
-                route_path,
-                owner,
-                _py_handler(view),
-                None,
-                ctx.scope_of(node.start_byte),
+                line,
+                method=method,
+                path=route_path,
+                owner=owner,
+                target=target,
+                handler=handler,
+                scope=scope,
             )
         )
 
@@ -173,8 +180,7 @@ def _py_mount(
 ) -> None:
     """A blueprint or router mounted on another (``register_blueprint``, ``include_router``)."""
     child = positional[0] if positional else keywords.get("blueprint") or keywords.get("router")
-    key = "url_prefix" if verb == "register_blueprint" else "prefix"
-    prefix = literal(keywords.get(key)) if key in keywords else ""
+    prefix = _py_prefix(keywords, flask=verb == "register_blueprint")
     if child is None or prefix is None:
         return
     ctx.add(
@@ -182,14 +188,19 @@ def _py_mount(
             "mount",
             _py_framework(ctx, verb),
             line_of(node),
-            None,
-            prefix,
-            owner,
-            flat(child),
-            None,
-            ctx.scope_of(node.start_byte),
+            path=prefix,
+            owner=owner,
+            target=flat(child),
+            scope=ctx.scope_of(node.start_byte),
         )
     )
+
+
+def _py_prefix(keywords: dict[str, Node], *, flask: bool) -> str | None:
+    """The prefix a blueprint (Flask's ``url_prefix``) or a router (FastAPI's ``prefix``) is
+    given: "" when none is, None when it is no plain string."""
+    key = "url_prefix" if flask else "prefix"
+    return literal(keywords.get(key)) if key in keywords else ""
 
 
 def _in_urlpatterns(node: Node) -> bool:
@@ -223,7 +234,12 @@ def _django(
         if module:
             ctx.add(
                 RouteFact(
-                    "mount", "django", line, None, route_path, MODULE_ROUTER, MODULE_PREFIX + module
+                    "mount",
+                    "django",
+                    line,
+                    path=route_path,
+                    owner=MODULE_ROUTER,
+                    target=MODULE_PREFIX + module,
                 )
             )
         return
@@ -236,21 +252,10 @@ def _py_router(caps: dict[str, list[Node]], ctx: RouteCtx) -> None:
     node = caps["route"][0]
     ctor = text(caps["route.ctor"][0]).rsplit(".", 1)[-1]
     _, keywords = _py_args(caps["route.args"][0])
-    key = "url_prefix" if ctor == "Blueprint" else "prefix"
-    prefix = literal(keywords.get(key)) if key in keywords else ""
+    prefix = _py_prefix(keywords, flask=ctor == "Blueprint")
     if prefix is None:
         return
     framework = "flask" if ctor == "Blueprint" else "fastapi"
-    ctx.add(
-        RouteFact(
-            "router",
-            framework,
-            line_of(node),
-            None,
-            prefix,
-            None,
-            text(caps["route.var"][0]),
-            None,
-            ctx.scope_of(node.start_byte),
-        )
+    ctx.add_router(
+        framework, line_of(node), prefix, text(caps["route.var"][0]), ctx.scope_of(node.start_byte)
     )

@@ -47,6 +47,21 @@ class RouteCtx:
         if len(self.out) < _MAX_ROUTES_PER_FILE:
             self.out.append(fact)
 
+    def add_router(
+        self,
+        framework: str,
+        line: int,
+        prefix: str,
+        name: str,
+        scope: str | None,
+        owner: str | None = None,
+    ) -> None:
+        """A router held in variable ``name``: its routes sit under ``prefix``, and under
+        ``owner``'s when it is a group of another router."""
+        self.add(
+            RouteFact("router", framework, line, path=prefix, owner=owner, target=name, scope=scope)
+        )
+
     def imports_any(self, *needles: str) -> bool:
         return any(n in m for m in self.imports for n in needles)
 

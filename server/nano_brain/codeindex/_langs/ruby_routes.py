@@ -128,10 +128,9 @@ def _rails_block(body: Node, scope: _Scope, ctx: RouteCtx, depth: int) -> None:
                         "route",
                         "rails",
                         line_of(stmt),
-                        "GET",
-                        join_paths(scope.path),
-                        None,
-                        _rails_handler(scope.module + controller, action),
+                        method="GET",
+                        path=join_paths(scope.path),
+                        target=_rails_handler(scope.module + controller, action),
                     )
                 )
         elif name in ("resources", "resource"):
@@ -249,10 +248,9 @@ def _rails_resources(
                 "route",
                 "rails",
                 line_of(stmt),
-                method,
-                route_path,
-                None,
-                _rails_handler(controller, action),
+                method=method,
+                path=route_path,
+                target=_rails_handler(controller, action),
             )
         )
     return _Scope(scope.path, scope.module, controller, member_path, collection, member)
