@@ -14,6 +14,7 @@ from nano_brain import Brain
 from nano_brain.anchoring import write_anchored
 from nano_brain.cli import main
 from nano_brain.codeindex import CodeIndex
+from nano_brain.indexing import index_workspace
 from nano_brain.config import load_config
 from nano_brain.errors import InvalidInputError, TombstonedError
 from nano_brain.why import why
@@ -49,7 +50,7 @@ def indexed(tmp_path: Path) -> Repo:
     repo.write("billing.py", CODE.replace("invoice.total", "round(invoice.total, 2)"))
     repo.commit("billing: settle in cents (NB-4)")
     with _brain(repo.path) as brain:
-        CodeIndex(brain).index()
+        index_workspace(CodeIndex(brain))
     return repo
 
 
