@@ -7,7 +7,6 @@ server runs, `<state>/workspaces/<id>/mcp-endpoint.json` says where it is, so
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -18,10 +17,9 @@ from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, Transpo
 from starlette.types import ASGIApp
 
 from ..serving.http import (
-    absorb_resent_signals,
     listener_url,
     open_listener,
-    serve_announced,
+    serve_until_stopped,
     uvicorn_server,
 )
 from ..serving.security import HttpGuard, check_bind
@@ -109,10 +107,8 @@ def serve_http(
             on_ready(endpoint)
 
     try:
-        with absorb_resent_signals():
-            asyncio.run(serve_announced(server, sock, started))
+        serve_until_stopped(server, sock, started)
     finally:
-        sock.close()
         if socket_path is not None and endpoint.socket:
             Path(endpoint.socket).unlink(missing_ok=True)
         remove_endpoint(workspace.brain.workspace_id)

@@ -112,3 +112,15 @@ def absorb_resent_signals() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def serve_until_stopped(
+    server: uvicorn.Server, sock: socket.socket, on_started: Callable[[], None]
+) -> None:
+    """Serve on `sock` until SIGINT/SIGTERM (see `serve_announced`), then close it; the
+    caller removes its own files after this returns or raises."""
+    try:
+        with absorb_resent_signals():
+            asyncio.run(serve_announced(server, sock, on_started))
+    finally:
+        sock.close()

@@ -7,7 +7,6 @@ workspace token) and opens that instead of starting another server.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -17,10 +16,9 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from ..serving.http import (
-    absorb_resent_signals,
     listener_url,
     open_listener,
-    serve_announced,
+    serve_until_stopped,
     uvicorn_server,
 )
 from ..serving.security import check_bind
@@ -110,8 +108,6 @@ def serve_ui(
             on_ready(endpoint)
 
     try:
-        with absorb_resent_signals():
-            asyncio.run(serve_announced(server, sock, started))
+        serve_until_stopped(server, sock, started)
     finally:
-        sock.close()
         remove_own(path)
