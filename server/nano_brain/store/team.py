@@ -37,6 +37,19 @@ from .sqlite.store import SqliteStore
 if TYPE_CHECKING:
     import numpy as np
 
+    from .interface import (
+        Anchors,
+        Audit,
+        Chunks,
+        Consolidation,
+        Documents,
+        LexicalSearch,
+        Maintenance,
+        MemoryStore,
+        Vectors,
+        Views,
+    )
+
 
 _V = TypeVar("_V")
 #: One of the two stores.
@@ -553,5 +566,19 @@ def _signed(
     ids, docs, matrix = found
     return [sign * i for i in ids], [sign * d for d in docs], matrix
 
+
+if TYPE_CHECKING:  # mypy checks each store against the capabilities it implements
+    _SQLITE: type[MemoryStore] = SqliteStore
+    _TEAM: type[MemoryStore] = TeamStore
+    # the team's store: all but the clone's (`Workspace.local`, `Routes`: the code index)
+    _DOCUMENTS: type[Documents] = PostgresStore
+    _CHUNKS: type[Chunks] = PostgresStore
+    _AUDIT: type[Audit] = PostgresStore
+    _LEXICAL: type[LexicalSearch] = PostgresStore
+    _VECTORS: type[Vectors] = PostgresStore
+    _ANCHORS: type[Anchors] = PostgresStore
+    _VIEWS: type[Views] = PostgresStore
+    _CONSOLIDATION: type[Consolidation] = PostgresStore
+    _MAINTENANCE: type[Maintenance] = PostgresStore
 
 __all__ = ["TeamStore", "normalise_remote", "person", "team_workspace"]
