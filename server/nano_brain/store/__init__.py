@@ -2,7 +2,11 @@
 
 Module map (docs/architecture.md: the layers, and where the two dialects differ):
 
-- `interface`: `MemoryStore`, what the rest of nano-brain calls.
+- `interface`: `MemoryStore`, what the rest of nano-brain calls, composed of capabilities a
+  caller may ask for alone: `Workspace` (transactions, readers, meta), `Documents`, `Chunks`,
+  `Audit` (tombstones, audit log), `LexicalSearch`, `Vectors`, `Anchors`, `Views`
+  (timeline, counts), `Consolidation` (proposals), `Routes` (the code index's), `Maintenance`
+  (size, eviction, health). Each dialect implements each once.
 - `rows`: the rows it hands back. `spaces`: embedding spaces and k-NN keys.
 - `predicate`: the one predicate builder (filters -> SQL), spelled per dialect.
 - `documents`, `views`, `anchors`, `consolidation`: the SQL both dialects share (portable
