@@ -5,8 +5,9 @@ Module map (docs/architecture.md: the layers, and where the two dialects differ)
 - `interface`: `MemoryStore`, what the rest of nano-brain calls, composed of capabilities a
   caller may ask for alone: `Workspace` (transactions, readers, meta), `Documents`, `Chunks`,
   `Audit` (tombstones, audit log), `LexicalSearch`, `Vectors`, `Anchors`, `Views`
-  (timeline, counts), `Consolidation` (proposals), `Routes` (the code index's), `Maintenance`
-  (size, eviction, health). Each dialect implements each once.
+  (timeline, counts), `Consolidation` (proposals), `CodeIndex` (the clone's: `local`, routes),
+  `Maintenance` (size, eviction, health). Each dialect implements each once (PostgreSQL all
+  but `CodeIndex`, which `TeamStore` takes from the clone's SQLite file).
 - `rows`: the rows it hands back. `spaces`: embedding spaces and k-NN keys.
 - `predicate`: the one predicate builder (filters -> SQL), spelled per dialect.
 - `documents`, `views`, `anchors`, `consolidation`: the SQL both dialects share (portable

@@ -3,7 +3,7 @@ views call, whichever engine holds the memory.
 
 `MemoryStore` is the whole of it, composed of small capabilities a caller may ask for alone:
 
-- `Workspace`: which workspace, where, transactions, read connections, meta keys.
+- `Workspace`: which workspace, where it is, transactions, read connections, meta keys.
 - `Documents`: documents and their versions, status, pins, access, tags.
 - `Chunks`: the documents' chunks and their texts.
 - `Audit`: tombstones and the audit log.
@@ -12,16 +12,16 @@ views call, whichever engine holds the memory.
 - `Anchors`: notes anchored to code symbols.
 - `Views`: counts, the timeline, successors (`nano-brain ui`, status).
 - `Consolidation`: consolidation's proposals.
-- `Routes`: the code index's HTTP routes.
+- `CodeIndex`: this clone's code index: its store (`local`), its HTTP routes.
 - `Maintenance`: size, eviction, integrity and full-text repair (doctor).
 
 Two implementations: `sqlite.SqliteStore` (one file per workspace, the default) and
 `postgres.PostgresStore` (a team's shared database, many workspaces isolated by row-level
 security), which in team mode `team.TeamStore` pairs with a local SQLite file for the code
-index; each implements every capability once (the SQL both share is in the mixins
-`documents`, `views`, `anchors`, `consolidation`). `open_store` in the package picks from the
-configuration. The code index's SQL is in `sqlite.code.CodeStore`: it is always local (README
-"Team memory").
+index. Each implements a capability once (PostgreSQL all but `CodeIndex`); the SQL both share
+is in the mixins `documents`, `views`, `anchors`, `consolidation`. `open_store` in the
+package picks from the configuration. The code index's SQL is in `sqlite.code.CodeStore`: it
+is always local (README "Team memory").
 """
 
 from __future__ import annotations
@@ -70,11 +70,6 @@ class Workspace(Protocol):
     @property
     def location(self) -> str:
         """What to show a person: the file path, or the server URL without its password."""
-        ...
-
-    @property
-    def local(self) -> MemoryStore:
-        """The store of this clone's code index: this one, or in team mode the local file."""
         ...
 
     def close(self) -> None: ...
@@ -264,7 +259,7 @@ class Vectors(Protocol):
 
 
 class Anchors(Protocol):
-    """Notes anchored to code symbols: kept with the notes, the symbols in `Workspace.local`."""
+    """Notes anchored to code symbols: kept with the notes, the symbols in `CodeIndex.local`."""
 
     def add_anchor(
         self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
@@ -330,8 +325,13 @@ class Consolidation(Protocol):
     def anchors_by_note(self) -> dict[str, set[str]]: ...
 
 
-class Routes(Protocol):
-    """The code index's HTTP routes and the facts they are built from (always this clone's)."""
+class CodeIndex(Protocol):
+    """This clone's code index: its store (`local`), its HTTP routes and their facts."""
+
+    @property
+    def local(self) -> MemoryStore:
+        """The store of this clone's code index: this one, or in team mode the local file."""
+        ...
 
     def replace_route_facts(self, path: str, facts: Sequence[FactRow]) -> None: ...
     def route_fact_count(self) -> int: ...
@@ -371,7 +371,7 @@ class MemoryStore(
     Anchors,
     Views,
     Consolidation,
-    Routes,
+    CodeIndex,
     Maintenance,
     Protocol,
 ):
@@ -379,18 +379,13 @@ class MemoryStore(
     `transaction()`."""
 
 
-class SqlStore(Protocol):
+class SqlStore(Workspace, Documents, Vectors, Anchors, Protocol):
     """What the portable SQL mixins (`documents`, `views`, `anchors`, `consolidation`), the
-    git history's tables (`history`) and `transfer` use of a dialect's store."""
+    git history's tables (`history`) and `transfer` use of a dialect's store: its capabilities
+    they call and its SQL."""
 
-    workspace_id: str
     dialect: Dialect
 
-    @property
-    def read_only(self) -> bool: ...
-    def transaction(self) -> AbstractContextManager[None]: ...
-    def meta_get(self, key: str) -> str | None: ...
-    def meta_set(self, key: str, value: str) -> None: ...
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
     def _planned_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """As `_rows`, for a statement whose best plan depends on its parameters."""
@@ -426,24 +421,6 @@ class SqlStore(Protocol):
     ) -> list[DocumentRow]: ...
     def _tags_of(self, doc_ids: list[int]) -> dict[int, list[str]]: ...
     def commit_counts(self) -> dict[str, int]: ...
-    def find_current(self, uid: str, *, as_of: float | None = None) -> DocumentRow | None: ...
-    def get_by_id(self, doc_id: int) -> DocumentRow | None: ...
-    def vector_model(self, space: Space = "text") -> tuple[str, int] | None: ...
-    def reset_vectors(
-        self, model: str, dim: int, *, space: Space = "text", only_if_absent: bool = False
-    ) -> None: ...
-    def store_vectors(
-        self, items: Sequence[tuple[int, int, np.ndarray]], *, space: Space = "text"
-    ) -> int: ...
-    def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
-    def anchor_views(
-        self,
-        *,
-        doc_uid: str | None = None,
-        path: str | None = None,
-        visible: Filters | None = None,
-        limit: int = 500,
-    ) -> list[AnchorView]: ...
 
 
 __all__ = [
@@ -456,7 +433,7 @@ __all__ = [
     "Anchors",
     "Views",
     "Consolidation",
-    "Routes",
+    "CodeIndex",
     "Maintenance",
     "MemoryStore",
     "SqlStore",

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         MemoryStore,
         Vectors,
         Views,
+        Workspace,
     )
 
 
@@ -570,7 +571,8 @@ def _signed(
 if TYPE_CHECKING:  # mypy checks each store against the capabilities it implements
     _SQLITE: type[MemoryStore] = SqliteStore
     _TEAM: type[MemoryStore] = TeamStore
-    # the team's store: all but the clone's (`Workspace.local`, `Routes`: the code index)
+    # the team's store: every capability but the clone's code index
+    _WORKSPACE: type[Workspace] = PostgresStore
     _DOCUMENTS: type[Documents] = PostgresStore
     _CHUNKS: type[Chunks] = PostgresStore
     _AUDIT: type[Audit] = PostgresStore
