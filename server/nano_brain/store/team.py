@@ -37,20 +37,6 @@ from .sqlite.store import SqliteStore
 if TYPE_CHECKING:
     import numpy as np
 
-    from .interface import (
-        Anchors,
-        Audit,
-        Chunks,
-        Consolidation,
-        Documents,
-        LexicalSearch,
-        Maintenance,
-        MemoryStore,
-        Vectors,
-        Views,
-        Workspace,
-    )
-
 
 _V = TypeVar("_V")
 #: One of the two stores.
@@ -567,20 +553,5 @@ def _signed(
     ids, docs, matrix = found
     return [sign * i for i in ids], [sign * d for d in docs], matrix
 
-
-if TYPE_CHECKING:  # mypy checks each store against the capabilities it implements
-    _SQLITE: type[MemoryStore] = SqliteStore
-    _TEAM: type[MemoryStore] = TeamStore
-    # the team's store: every capability but the clone's code index
-    _WORKSPACE: type[Workspace] = PostgresStore
-    _DOCUMENTS: type[Documents] = PostgresStore
-    _CHUNKS: type[Chunks] = PostgresStore
-    _AUDIT: type[Audit] = PostgresStore
-    _LEXICAL: type[LexicalSearch] = PostgresStore
-    _VECTORS: type[Vectors] = PostgresStore
-    _ANCHORS: type[Anchors] = PostgresStore
-    _VIEWS: type[Views] = PostgresStore
-    _CONSOLIDATION: type[Consolidation] = PostgresStore
-    _MAINTENANCE: type[Maintenance] = PostgresStore
 
 __all__ = ["TeamStore", "normalise_remote", "person", "team_workspace"]
