@@ -6,7 +6,8 @@ relaxed retry changes only the match clause and keeps every filter.
 
 Modules: `request` (what a search asks), `pipeline` (`SearchPipeline`: the legs side by
 side, judged, made hits), `lexical` and `vector` (the legs), `scoring` (fusion and boosts),
-`words` (query words, snippets), `pool` (the legs' threads), `base` (what they share).
+`words` (query words, snippets), `pool` (the legs' threads), `base` (what they share, and
+`SearchStore`: the store's capabilities they use).
 """
 
 from __future__ import annotations

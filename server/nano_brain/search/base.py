@@ -4,12 +4,12 @@ candidates' shapes, and what it needs of the Brain (`VectorAccess`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..config import Config
 from ..embedding import EmbeddingProvider
 from ..store import DocumentRow, Hit
-from ..store.interface import MemoryStore
+from ..store.interface import Chunks, Documents, LexicalSearch, Vectors, Workspace
 from ..store.spaces import Space
 
 #: What a vector leg reports: (leg name, status, hits or None when it could not run).
@@ -17,6 +17,11 @@ Leg = tuple[str, str, "list[Hit] | None"]
 Legs = tuple[list[Leg], list[Leg]]
 # an embedding space, its leg, and its provider or why there is none
 SpaceLeg = tuple[Space, str, "EmbeddingProvider | None", str]
+
+
+class SearchStore(Workspace, Documents, Chunks, LexicalSearch, Vectors, Protocol):
+    """What the pipeline uses of a store: its documents, chunks, full-text index and vectors
+    (the lexical legs the index, the vector legs the vectors), read beside its writes."""
 
 
 class VectorAccess:
@@ -49,7 +54,7 @@ class Scored:
 class PipelineBase:
     """The pipeline's state, read by each part (legs, scoring) it is made of."""
 
-    def __init__(self, store: MemoryStore, config: Config, vectors: VectorAccess) -> None:
+    def __init__(self, store: SearchStore, config: Config, vectors: VectorAccess) -> None:
         self._store = store
         self._config = config.search
         self._decay = config.decay

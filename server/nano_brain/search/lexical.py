@@ -35,7 +35,8 @@ _HISTORY_POOL = 10
 
 
 class LexicalLegs(PipelineBase):
-    """Mixed into SearchPipeline: the legs that search words."""
+    """Mixed into SearchPipeline: the legs that search words (the store's `LexicalSearch`,
+    and its `Chunks` for feedback words)."""
 
     def _lexical(
         self,

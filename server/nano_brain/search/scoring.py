@@ -19,7 +19,8 @@ _THREAD_LENDERS = 20
 
 
 class Scoring(PipelineBase):
-    """Mixed into SearchPipeline: the candidates' scores."""
+    """Mixed into SearchPipeline: the candidates' scores (the store's `Documents` and
+    `Chunks`)."""
 
     def _score(
         self,

@@ -24,7 +24,8 @@ _OVERSAMPLE = 2
 
 
 class VectorLegs(PipelineBase):
-    """Mixed into SearchPipeline: the legs that search meaning."""
+    """Mixed into SearchPipeline: the legs that search meaning (the store's `Vectors`, and
+    `Documents.count_documents` to choose an exact scan)."""
 
     def _spaces(self, filters: Filters) -> list[SpaceLeg]:
         """Per embedding space the kinds can live in: its leg, and its provider or why there

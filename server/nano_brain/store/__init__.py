@@ -2,7 +2,12 @@
 
 Module map (docs/architecture.md: the layers, and where the two dialects differ):
 
-- `interface`: `MemoryStore`, what the rest of nano-brain calls.
+- `interface`: `MemoryStore`, what the rest of nano-brain calls, composed of capabilities a
+  caller may ask for alone: `Workspace` (transactions, readers, meta), `Documents`, `Chunks`,
+  `Audit` (tombstones, audit log), `LexicalSearch`, `Vectors`, `Anchors`, `Views`
+  (timeline, counts), `Consolidation` (proposals), `CodeIndex` (the clone's: `local`, routes),
+  `Maintenance` (size, eviction, health). Each dialect implements each once (PostgreSQL all
+  but `CodeIndex`, which `TeamStore` takes from the clone's SQLite file).
 - `rows`: the rows it hands back. `spaces`: embedding spaces and k-NN keys.
 - `predicate`: the one predicate builder (filters -> SQL), spelled per dialect.
 - `documents`, `views`, `anchors`, `consolidation`: the SQL both dialects share (portable
@@ -29,7 +34,10 @@ from .sqlite.store import SqliteStore
 
 if TYPE_CHECKING:
     from ..config import Config
+    from . import interface as caps
     from .interface import MemoryStore
+    from .postgres.store import PostgresStore
+    from .team import TeamStore
 
 Store = SqliteStore
 """The default store (SQLite)."""
@@ -68,6 +76,21 @@ def code_index_path(path: Path) -> Path:
     notes (copied to the team or not) must not show beside the team's."""
     return path.with_name(f"{path.stem}.code{path.suffix or '.db'}")
 
+
+if TYPE_CHECKING:  # mypy checks each store against the capabilities it implements
+    _SQLITE: type[MemoryStore] = SqliteStore
+    _TEAM: type[MemoryStore] = TeamStore
+    # the team's store: every capability but the clone's code index (`TeamStore.local`'s)
+    _WORKSPACE: type[caps.Workspace] = PostgresStore
+    _DOCUMENTS: type[caps.Documents] = PostgresStore
+    _CHUNKS: type[caps.Chunks] = PostgresStore
+    _AUDIT: type[caps.Audit] = PostgresStore
+    _LEXICAL: type[caps.LexicalSearch] = PostgresStore
+    _VECTORS: type[caps.Vectors] = PostgresStore
+    _ANCHORS: type[caps.Anchors] = PostgresStore
+    _VIEWS: type[caps.Views] = PostgresStore
+    _CONSOLIDATION: type[caps.Consolidation] = PostgresStore
+    _MAINTENANCE: type[caps.Maintenance] = PostgresStore
 
 __all__ = [
     "EngineProbe",

@@ -1,11 +1,27 @@
 """The store interface: what the Brain, the search pipeline, the embedder, the harvester and the
 views call, whichever engine holds the memory.
 
+`MemoryStore` is the whole of it, composed of small capabilities a caller may ask for alone:
+
+- `Workspace`: which workspace, where it is, transactions, read connections, meta keys.
+- `Documents`: documents and their versions, status, pins, access, tags.
+- `Chunks`: the documents' chunks and their texts.
+- `Audit`: tombstones and the audit log.
+- `LexicalSearch`: the full-text index (BM25 words, substrings, word counts).
+- `Vectors`: embeddings: pending chunks, writes, exact and k-NN search.
+- `Anchors`: notes anchored to code symbols.
+- `Views`: counts, the timeline, successors (`nano-brain ui`, status).
+- `Consolidation`: consolidation's proposals.
+- `CodeIndex`: this clone's code index: its store (`local`), its HTTP routes.
+- `Maintenance`: size, eviction, integrity and full-text repair (doctor).
+
 Two implementations: `sqlite.SqliteStore` (one file per workspace, the default) and
 `postgres.PostgresStore` (a team's shared database, many workspaces isolated by row-level
 security), which in team mode `team.TeamStore` pairs with a local SQLite file for the code
-index. `open_store` in the package picks from the configuration. The code index's SQL is in
-`sqlite.code.CodeStore`: it is always local (README "Team memory").
+index. Each implements a capability once (PostgreSQL all but `CodeIndex`); the SQL both share
+is in the mixins `documents`, `views`, `anchors`, `consolidation`. `open_store` in the
+package picks from the configuration. The code index's SQL is in `sqlite.code.CodeStore`: it
+is always local (README "Team memory").
 """
 
 from __future__ import annotations
@@ -41,15 +57,10 @@ if TYPE_CHECKING:
     from .routes import FactRow, RouteRecord, RouteRow, StoredFact
 
 
-class MemoryStore(Protocol):
-    """One workspace's memory. Thread-safe; writes happen inside `transaction()`."""
+class Workspace(Protocol):
+    """The store as a whole: its workspace, where it is, transactions, readers, meta keys."""
 
     workspace_id: str
-    knn_filters_in_scan: bool
-    """Whether k-NN applies kind, collection and time filters inside its scan whatever
-    their selectivity; else a search counts the documents such filters leave first."""
-    keeps_history: bool
-    """Whether the git history's commits are documents here (a team store keeps none)."""
     path: Path
     """Where the store is: the SQLite file, or for a server the local folder of the workspace's
     state (the code index and run locks)."""
@@ -59,11 +70,6 @@ class MemoryStore(Protocol):
     @property
     def location(self) -> str:
         """What to show a person: the file path, or the server URL without its password."""
-        ...
-
-    @property
-    def local(self) -> MemoryStore:
-        """The store of this clone's code index: this one, or in team mode the local file."""
         ...
 
     def close(self) -> None: ...
@@ -81,7 +87,13 @@ class MemoryStore(Protocol):
     def meta_get(self, key: str) -> str | None: ...
     def meta_set(self, key: str, value: str) -> None: ...
 
-    # documents
+
+class Documents(Protocol):
+    """Documents and their versions: find, list, insert, close; status, pins, access, tags."""
+
+    keeps_history: bool
+    """Whether the git history's commits are documents here (a team store keeps none)."""
+
     def find_by_source(self, source_path: str) -> DocumentRow | None: ...
     def find_by_hash(self, collection: str, content_hash: str) -> DocumentRow | None: ...
     def find_current(self, uid: str, *, as_of: float | None = None) -> DocumentRow | None: ...
@@ -93,6 +105,7 @@ class MemoryStore(Protocol):
     def list_documents(
         self, filters: Filters, *, limit: int = 50, offset: int = 0, order: str = "updated"
     ) -> list[DocumentRow]: ...
+    def count_documents(self, filters: Filters, cap: int) -> int: ...
     def insert_document(
         self,
         *,
@@ -129,14 +142,11 @@ class MemoryStore(Protocol):
     def copy_tags(self, from_doc: int, to_doc: int) -> None: ...
     def add_tags(self, doc_id: int, tags: Iterable[str]) -> None: ...
     def tags(self, filters: Filters) -> list[tuple[str, int]]: ...
-    def eviction_candidates(
-        self, *, by_access: bool, tier_seconds: float, protect_decisions: bool, limit: int
-    ) -> list[DocumentRow]: ...
-    def logical_size(self) -> int: ...
-    def counts(self) -> dict[str, Any]: ...
-    def count_documents(self, filters: Filters, cap: int) -> int: ...
 
-    # chunks
+
+class Chunks(Protocol):
+    """The documents' chunks: their rows and texts, and a thread's neighbours."""
+
     def replace_chunks(self, doc_id: int, chunks: Sequence[ChunkRow]) -> None: ...
     def chunks_of(self, doc_id: int) -> list[tuple[int, ChunkRow]]: ...
     def chunk_texts(self, chunk_ids: Iterable[int]) -> dict[int, tuple[str, int, int]]: ...
@@ -146,7 +156,10 @@ class MemoryStore(Protocol):
         self, doc_ids: Sequence[int], filters: Filters, window: int
     ) -> list[tuple[int, int, int]]: ...
 
-    # tombstones and the audit log
+
+class Audit(Protocol):
+    """What was deleted (tombstones, so a harvest does not bring it back) and the audit log."""
+
     def add_tombstone(
         self, source: str, uid: str | None, title: str | None, at: float, actor: str
     ) -> None: ...
@@ -170,7 +183,10 @@ class MemoryStore(Protocol):
         self, before: float, *, at: float, actor: str, details: dict[str, Any] | None = None
     ) -> int: ...
 
-    # search legs
+
+class LexicalSearch(Protocol):
+    """The full-text index: chunks by words (BM25) or substrings; how common words are."""
+
     def lexical(
         self,
         terms: Sequence[str],
@@ -198,11 +214,18 @@ class MemoryStore(Protocol):
         `limit` in all. Also how many lead holding every word."""
         ...
 
-    # vectors
     def term_counts(self, words: Sequence[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each word (as the lexical index stems it), and about how
         many chunks there are."""
         ...
+
+
+class Vectors(Protocol):
+    """The embeddings: chunks waiting for one, writing them, exact and k-NN search."""
+
+    knn_filters_in_scan: bool
+    """Whether k-NN applies kind, collection and time filters inside its scan whatever
+    their selectivity; else a search counts the documents such filters leave first."""
 
     def vector_model(self, space: Space = "text") -> tuple[str, int] | None: ...
     def reset_vectors(
@@ -234,20 +257,49 @@ class MemoryStore(Protocol):
     def vector_counts(self) -> dict[str, Any]: ...
     def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
 
-    # the code index's HTTP routes (always this clone's) and consolidation proposals
-    def replace_route_facts(self, path: str, facts: Sequence[FactRow]) -> None: ...
-    def route_fact_count(self) -> int: ...
-    def route_facts(self) -> list[StoredFact]: ...
-    def replace_routes(self, routes: Sequence[RouteRow]) -> None: ...
-    def list_routes(
+
+class Anchors(Protocol):
+    """Notes anchored to code symbols: kept with the notes, the symbols in `CodeIndex.local`."""
+
+    def add_anchor(
+        self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
+    ) -> None: ...
+    def remove_anchor(self, doc_uid: str, qualified_name: str) -> bool: ...
+    def anchor_rows(
         self,
         *,
-        method: str | None = None,
-        path_like: str | None = None,
-        framework: str | None = None,
-        limit: int = 1000,
-    ) -> list[RouteRecord]: ...
-    def routes_of_handlers(self, handlers: Sequence[str]) -> list[RouteRecord]: ...
+        doc_uid: str | None = None,
+        path: str | None = None,
+        qualified_names: Sequence[str] | None = None,
+        visible: Filters | None = None,
+    ) -> list[AnchorRow]: ...
+    def anchor_weights(self, visible: Filters) -> list[FileWeight]: ...
+    def anchor_views(
+        self,
+        *,
+        doc_uid: str | None = None,
+        path: str | None = None,
+        visible: Filters | None = None,
+        limit: int = 500,
+    ) -> list[AnchorView]: ...
+
+
+class Views(Protocol):
+    """What `nano-brain ui` and status show: counts, the timeline, what superseded what."""
+
+    def counts(self) -> dict[str, Any]: ...
+    def time_span(self, filters: Filters) -> tuple[float, float] | None: ...
+    def timeline_buckets(
+        self, filters: Filters, origin: float, width: float
+    ) -> list[TimelineBucket]: ...
+    def timeline_points(self, filters: Filters, limit: int) -> list[TimelinePoint]: ...
+    def successors_of(self, uids: list[str]) -> dict[str, tuple[str, str]]: ...
+    def superseded_by_this(self, uid: str) -> list[tuple[str, str, str]]: ...
+
+
+class Consolidation(Protocol):
+    """Consolidation's proposals, and the notes' texts and anchors it weighs."""
+
     def add_proposal(
         self,
         *,
@@ -272,55 +324,68 @@ class MemoryStore(Protocol):
     def note_texts(self, doc_ids: Sequence[int]) -> dict[int, str]: ...
     def anchors_by_note(self) -> dict[str, set[str]]: ...
 
-    # anchors: kept with the notes (in team mode the team's), their symbols in `local`
-    def add_anchor(
-        self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
-    ) -> None: ...
-    def remove_anchor(self, doc_uid: str, qualified_name: str) -> bool: ...
-    def anchor_rows(
-        self,
-        *,
-        doc_uid: str | None = None,
-        path: str | None = None,
-        qualified_names: Sequence[str] | None = None,
-        visible: Filters | None = None,
-    ) -> list[AnchorRow]: ...
 
-    # views (nano-brain ui) and health (doctor)
-    def time_span(self, filters: Filters) -> tuple[float, float] | None: ...
-    def timeline_buckets(
-        self, filters: Filters, origin: float, width: float
-    ) -> list[TimelineBucket]: ...
-    def timeline_points(self, filters: Filters, limit: int) -> list[TimelinePoint]: ...
-    def successors_of(self, uids: list[str]) -> dict[str, tuple[str, str]]: ...
-    def superseded_by_this(self, uid: str) -> list[tuple[str, str, str]]: ...
-    def anchor_weights(self, visible: Filters) -> list[FileWeight]: ...
-    def anchor_views(
+class CodeIndex(Protocol):
+    """This clone's code index: its store (`local`), its HTTP routes and their facts."""
+
+    @property
+    def local(self) -> MemoryStore:
+        """The store of this clone's code index: this one, or in team mode the local file."""
+        ...
+
+    def replace_route_facts(self, path: str, facts: Sequence[FactRow]) -> None: ...
+    def route_fact_count(self) -> int: ...
+    def route_facts(self) -> list[StoredFact]: ...
+    def replace_routes(self, routes: Sequence[RouteRow]) -> None: ...
+    def list_routes(
         self,
         *,
-        doc_uid: str | None = None,
-        path: str | None = None,
-        visible: Filters | None = None,
-        limit: int = 500,
-    ) -> list[AnchorView]: ...
+        method: str | None = None,
+        path_like: str | None = None,
+        framework: str | None = None,
+        limit: int = 1000,
+    ) -> list[RouteRecord]: ...
+    def routes_of_handlers(self, handlers: Sequence[str]) -> list[RouteRecord]: ...
+
+
+class Maintenance(Protocol):
+    """Size, eviction and health (`nano-brain doctor`): integrity, the full-text index's repair."""
+
+    def logical_size(self) -> int: ...
     def file_size(self) -> int: ...
+    def eviction_candidates(
+        self, *, by_access: bool, tier_seconds: float, protect_decisions: bool, limit: int
+    ) -> list[DocumentRow]: ...
     def integrity_problems(self, limit: int = 10) -> list[str]: ...
     def fulltext_problems(self) -> dict[str, str]: ...
     def rebuild_fulltext(self) -> None: ...
 
 
-class SqlStore(Protocol):
-    """What the portable SQL mixins (`documents`, `views`, `anchors`, `consolidation`), the
-    git history's tables (`history`) and `transfer` use of a dialect's store."""
+class MemoryStore(
+    Workspace,
+    Documents,
+    Chunks,
+    Audit,
+    LexicalSearch,
+    Vectors,
+    Anchors,
+    Views,
+    Consolidation,
+    CodeIndex,
+    Maintenance,
+    Protocol,
+):
+    """One workspace's memory: every capability. Thread-safe; writes happen inside
+    `transaction()`."""
 
-    workspace_id: str
+
+class SqlStore(Workspace, Documents, Vectors, Anchors, Protocol):
+    """What the portable SQL mixins (`documents`, `views`, `anchors`, `consolidation`), the
+    git history's tables (`history`) and `transfer` use of a dialect's store: its capabilities
+    they call and its SQL."""
+
     dialect: Dialect
 
-    @property
-    def read_only(self) -> bool: ...
-    def transaction(self) -> AbstractContextManager[None]: ...
-    def meta_get(self, key: str) -> str | None: ...
-    def meta_set(self, key: str, value: str) -> None: ...
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
     def _planned_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """As `_rows`, for a statement whose best plan depends on its parameters."""
@@ -356,24 +421,20 @@ class SqlStore(Protocol):
     ) -> list[DocumentRow]: ...
     def _tags_of(self, doc_ids: list[int]) -> dict[int, list[str]]: ...
     def commit_counts(self) -> dict[str, int]: ...
-    def find_current(self, uid: str, *, as_of: float | None = None) -> DocumentRow | None: ...
-    def get_by_id(self, doc_id: int) -> DocumentRow | None: ...
-    def vector_model(self, space: Space = "text") -> tuple[str, int] | None: ...
-    def reset_vectors(
-        self, model: str, dim: int, *, space: Space = "text", only_if_absent: bool = False
-    ) -> None: ...
-    def store_vectors(
-        self, items: Sequence[tuple[int, int, np.ndarray]], *, space: Space = "text"
-    ) -> int: ...
-    def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
-    def anchor_views(
-        self,
-        *,
-        doc_uid: str | None = None,
-        path: str | None = None,
-        visible: Filters | None = None,
-        limit: int = 500,
-    ) -> list[AnchorView]: ...
 
 
-__all__ = ["MemoryStore", "SqlStore"]
+__all__ = [
+    "Workspace",
+    "Documents",
+    "Chunks",
+    "Audit",
+    "LexicalSearch",
+    "Vectors",
+    "Anchors",
+    "Views",
+    "Consolidation",
+    "CodeIndex",
+    "Maintenance",
+    "MemoryStore",
+    "SqlStore",
+]

@@ -10,7 +10,7 @@ from .migrations import SYMBOL_TRIGRAM_TITLE
 from .store import SqliteStore as Store
 
 if TYPE_CHECKING:
-    from ..interface import MemoryStore
+    from ..interface import Anchors, MemoryStore
 
 
 class CodeTables:
@@ -20,7 +20,7 @@ class CodeTables:
         #: the code tables' store (this clone's: always SQLite); anchors are kept with the
         #: notes, which in team mode are in the team's store (see store.team.TeamStore)
         self.store = cast(Store, store.local)
-        self.notes: MemoryStore = store
+        self.notes: Anchors = store
         self.ws = self.store.workspace_id
 
     def _many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
