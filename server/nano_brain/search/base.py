@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from ..config import Config
 from ..embedding import EmbeddingProvider
 from ..store import DocumentRow, Hit
-from ..store.interface import Chunks, Documents, LexicalSearch, Vectors, Workspace
+from ..store.interface import Chunks, Documents, LexicalSearch, StoreCore, Vectors
 from ..store.spaces import Space
 
 #: What a vector leg reports: (leg name, status, hits or None when it could not run).
@@ -19,7 +19,7 @@ Legs = tuple[list[Leg], list[Leg]]
 SpaceLeg = tuple[Space, str, "EmbeddingProvider | None", str]
 
 
-class SearchStore(Workspace, Documents, Chunks, LexicalSearch, Vectors, Protocol):
+class SearchStore(StoreCore, Documents, Chunks, LexicalSearch, Vectors, Protocol):
     """What the pipeline uses of a store: its documents, chunks, full-text index and vectors
     (the lexical legs the index, the vector legs the vectors), read beside its writes."""
 

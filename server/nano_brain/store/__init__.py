@@ -3,11 +3,11 @@
 Module map (docs/architecture.md: the layers, and where the two dialects differ):
 
 - `interface`: `MemoryStore`, what the rest of nano-brain calls, composed of capabilities a
-  caller may ask for alone: `Workspace` (transactions, readers, meta), `Documents`, `Chunks`,
+  caller may ask for alone: `StoreCore` (transactions, readers, meta), `Documents`, `Chunks`,
   `Audit` (tombstones, audit log), `LexicalSearch`, `Vectors`, `Anchors`, `Views`
-  (timeline, counts), `Consolidation` (proposals), `CodeIndex` (the clone's: `local`, routes),
+  (timeline, counts), `Consolidation` (proposals), `CloneCode` (the clone's: `local`, routes),
   `Maintenance` (size, eviction, health). Each dialect implements each once (PostgreSQL all
-  but `CodeIndex`, which `TeamStore` takes from the clone's SQLite file).
+  but `CloneCode`, which `TeamStore` takes from the clone's SQLite file).
 - `rows`: the rows it hands back. `spaces`: embedding spaces and k-NN keys.
 - `predicate`: the one predicate builder (filters -> SQL), spelled per dialect.
 - `documents`, `views`, `anchors`, `consolidation`: the SQL both dialects share (portable
@@ -81,7 +81,7 @@ if TYPE_CHECKING:  # mypy checks each store against the capabilities it implemen
     _SQLITE: type[MemoryStore] = SqliteStore
     _TEAM: type[MemoryStore] = TeamStore
     # the team's store: every capability but the clone's code index (`TeamStore.local`'s)
-    _WORKSPACE: type[caps.Workspace] = PostgresStore
+    _STORE_CORE: type[caps.StoreCore] = PostgresStore
     _DOCUMENTS: type[caps.Documents] = PostgresStore
     _CHUNKS: type[caps.Chunks] = PostgresStore
     _AUDIT: type[caps.Audit] = PostgresStore

@@ -3,7 +3,7 @@ views call, whichever engine holds the memory.
 
 `MemoryStore` is the whole of it, composed of small capabilities a caller may ask for alone:
 
-- `Workspace`: which workspace, where it is, transactions, read connections, meta keys.
+- `StoreCore`: which workspace, where it is, transactions, read connections, meta keys.
 - `Documents`: documents and their versions, status, pins, access, tags.
 - `Chunks`: the documents' chunks and their texts.
 - `Audit`: tombstones and the audit log.
@@ -12,13 +12,13 @@ views call, whichever engine holds the memory.
 - `Anchors`: notes anchored to code symbols.
 - `Views`: counts, the timeline, successors (`nano-brain ui`, status).
 - `Consolidation`: consolidation's proposals.
-- `CodeIndex`: this clone's code index: its store (`local`), its HTTP routes.
+- `CloneCode`: this clone's code index: its store (`local`), its HTTP routes.
 - `Maintenance`: size, eviction, integrity and full-text repair (doctor).
 
 Two implementations: `sqlite.SqliteStore` (one file per workspace, the default) and
 `postgres.PostgresStore` (a team's shared database, many workspaces isolated by row-level
 security), which in team mode `team.TeamStore` pairs with a local SQLite file for the code
-index. Each implements a capability once (PostgreSQL all but `CodeIndex`); the SQL both share
+index. Each implements a capability once (PostgreSQL all but `CloneCode`); the SQL both share
 is in the mixins `documents`, `views`, `anchors`, `consolidation`. `open_store` in the
 package picks from the configuration. The code index's SQL is in `sqlite.code.CodeStore`: it
 is always local (README "Team memory").
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from .routes import FactRow, RouteRecord, RouteRow, StoredFact
 
 
-class Workspace(Protocol):
+class StoreCore(Protocol):
     """The store as a whole: its workspace, where it is, transactions, readers, meta keys."""
 
     workspace_id: str
@@ -259,7 +259,7 @@ class Vectors(Protocol):
 
 
 class Anchors(Protocol):
-    """Notes anchored to code symbols: kept with the notes, the symbols in `CodeIndex.local`."""
+    """Notes anchored to code symbols: kept with the notes, the symbols in `CloneCode.local`."""
 
     def add_anchor(
         self, doc_uid: str, path: str, qualified_name: str, sha256: str, now: float
@@ -325,7 +325,7 @@ class Consolidation(Protocol):
     def anchors_by_note(self) -> dict[str, set[str]]: ...
 
 
-class CodeIndex(Protocol):
+class CloneCode(Protocol):
     """This clone's code index: its store (`local`), its HTTP routes and their facts."""
 
     @property
@@ -362,7 +362,7 @@ class Maintenance(Protocol):
 
 
 class MemoryStore(
-    Workspace,
+    StoreCore,
     Documents,
     Chunks,
     Audit,
@@ -371,7 +371,7 @@ class MemoryStore(
     Anchors,
     Views,
     Consolidation,
-    CodeIndex,
+    CloneCode,
     Maintenance,
     Protocol,
 ):
@@ -379,7 +379,7 @@ class MemoryStore(
     `transaction()`."""
 
 
-class SqlStore(Workspace, Documents, Vectors, Anchors, Protocol):
+class SqlStore(StoreCore, Documents, Vectors, Anchors, Protocol):
     """What the portable SQL mixins (`documents`, `views`, `anchors`, `consolidation`), the
     git history's tables (`history`) and `transfer` use of a dialect's store: its capabilities
     they call and its SQL."""
@@ -424,7 +424,7 @@ class SqlStore(Workspace, Documents, Vectors, Anchors, Protocol):
 
 
 __all__ = [
-    "Workspace",
+    "StoreCore",
     "Documents",
     "Chunks",
     "Audit",
@@ -433,7 +433,7 @@ __all__ = [
     "Anchors",
     "Views",
     "Consolidation",
-    "CodeIndex",
+    "CloneCode",
     "Maintenance",
     "MemoryStore",
     "SqlStore",

@@ -12,13 +12,13 @@ from ..code import FULLTEXT_PENDING_KEY
 from .code import CodeStore
 
 if TYPE_CHECKING:
-    from ..interface import MemoryStore, Workspace
+    from ..interface import MemoryStore, StoreCore
 
 log = logging.getLogger(__name__)
 
 
 @contextmanager
-def index_run_lock(store: Workspace, *, wait: bool = True) -> Iterator[bool]:
+def index_run_lock(store: StoreCore, *, wait: bool = True) -> Iterator[bool]:
     """One index run at a time per store, across processes (an editor's sidecar and a CLI
     run may index the same store): a bulk run's unfinished state must not be mistaken for an
     interrupted one. Yields whether the lock is held (without ``wait``: False when a run
