@@ -14,9 +14,9 @@ from nano_brain import Brain
 from nano_brain.anchoring import write_anchored
 from nano_brain.cli import main
 from nano_brain.codeindex import CodeIndex
-from nano_brain.indexing import index_workspace
 from nano_brain.config import load_config
 from nano_brain.errors import InvalidInputError, TombstonedError
+from nano_brain.indexing import index_workspace
 from nano_brain.why import why
 
 from .history.conftest import Repo
