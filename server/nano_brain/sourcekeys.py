@@ -17,7 +17,7 @@ import unicodedata
 
 from .config import AGENTS
 from .store.code import SYMBOL_SOURCE_PREFIX
-from .store.history import COMMIT_SOURCE_PREFIX
+from .store.commits import COMMIT_SOURCE_PREFIX
 
 DECISION_SOURCE_PREFIX = "decision://"
 """Decisions and lessons extracted from a session: ``decision://<session key>#<hash>``."""

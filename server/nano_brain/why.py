@@ -26,7 +26,7 @@ from .errors import NanoBrainError
 from .filters import Filters, is_decision
 from .history import History
 from .history.indexer import META_SHALLOW
-from .store.history import HistoryStore
+from .store.commits import CommitStore
 from .text import body_under_title, code, md, one_line
 from .timeutil import iso
 
@@ -267,7 +267,7 @@ def related_to(
 
 def history_state(brain: Brain) -> str:
     """One line on what the history index holds (no git command is run)."""
-    history = HistoryStore(brain.store)
+    history = CommitStore(brain.store)
     commits = history.commit_count()
     if commits:
         shallow = history.meta_get(META_SHALLOW) == "1"

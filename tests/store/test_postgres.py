@@ -356,7 +356,7 @@ def test_the_git_history_stays_with_the_clone_and_out_of_the_team_store(
     commits behind, and in team mode the history is indexed into the clone's own file (with
     its code index), found there, and never written to the team store."""
     from nano_brain.history import History
-    from nano_brain.store.history import HistoryStore
+    from nano_brain.store.commits import CommitStore
 
     root = tmp_path / "ws"
     _git_repo(root, ["Add the zeppelin loader", "Teach the zeppelin loader retries"])
@@ -376,7 +376,7 @@ def test_the_git_history_stays_with_the_clone_and_out_of_the_team_store(
     with team_brain(root, app_url, "team/history") as brain:
         report = History(brain).index()
         assert report.state == "indexed" and report.commits == 2
-        assert HistoryStore(brain.store).commit_count() == 2
+        assert CommitStore(brain.store).commit_count() == 2
         assert brain.store.team.list_documents(Filters(kinds=("commit",))) == []
         assert len(brain.store.local.list_documents(Filters(kinds=("commit",)))) == 2
         hits = brain.search(SearchRequest(query="zeppelin loader", mode="lexical")).results

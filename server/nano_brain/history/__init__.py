@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..filters import Filters
-from ..store.history import CommitChange, HistoryStore
+from ..store.commits import CommitChange, CommitStore
 from ..timeutil import iso
 from ._git import GitError
 from .indexer import HistoryIndexer, HistoryProgress, HistoryReport
@@ -56,7 +56,7 @@ class History:
 
     def __init__(self, brain: Brain) -> None:
         self.brain = brain
-        self.store = HistoryStore(brain.store)
+        self.store = CommitStore(brain.store)
 
     def index(
         self, progress: HistoryProgress | None = None, *, workers: int | None = None

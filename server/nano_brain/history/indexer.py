@@ -30,7 +30,7 @@ from ..codeindex.walk import DEFAULT_MAX_BYTES
 from ..fields import is_tag
 from ..procpool import pool_context
 from ..redact import redact_text
-from ..store.history import COMMIT_SOURCE_PREFIX, CommitRows, HistoryStore
+from ..store.commits import COMMIT_SOURCE_PREFIX, CommitRows, CommitStore
 from ..text import marker_safe_end
 from ..timeutil import iso
 from ..userpatterns import UserPatterns
@@ -89,7 +89,7 @@ class HistoryIndexer:
     def __init__(self, brain: Brain, *, workers: int | None = None) -> None:
         self.brain = brain
         self.config = brain.config.history
-        self.store = HistoryStore(brain.store)
+        self.store = CommitStore(brain.store)
         self.workers = max(1, workers if workers is not None else min(2, os.cpu_count() or 1))
         self._tickets = UserPatterns(brain.config.harvest.ticket_patterns)
         self._cleaned: dict[str, str] = {}

@@ -11,7 +11,7 @@ Module map (docs/architecture.md: the layers, and where the two dialects differ)
 - `rows`: the rows it hands back. `spaces`: embedding spaces and k-NN keys.
 - `predicate`: the one predicate builder (filters -> SQL), spelled per dialect.
 - `documents`, `views`, `anchors`, `consolidation`: the SQL both dialects share (portable
-  statements); `history`: the git history's tables.
+  statements); `commits`: the git history's tables.
 - `sqlite/`: the SQLite dialect (the default: one file per workspace) and the code index.
 - `postgres/`: the PostgreSQL dialect (a team's shared store). `team`: `TeamStore`, the team's
   store and the clone's behind one interface, routing by `delegation`; `identity`: the

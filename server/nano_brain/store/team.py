@@ -68,7 +68,7 @@ class TeamStore:
         self.path = local.path
         self.dialect = team.dialect
         self.knn_filters_in_scan = team.knn_filters_in_scan
-        self.keeps_history = True  # in `local` (store/history.py)
+        self.keeps_history = True  # in `local` (store/commits.py)
         self._lock = threading.RLock()
         self._depth = 0
         self._stack: ExitStack | None = None

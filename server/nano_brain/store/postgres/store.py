@@ -122,7 +122,7 @@ class PostgresStore(
     #: makes the iterative scan read most of the index (280 ms at 100k for a filter none
     #: pass), so such filters are counted first and answered by an exact scan
     knn_filters_in_scan = False
-    keeps_history = False  # a clone's git history is per clone (store/history.py)
+    keeps_history = False  # a clone's git history is per clone (store/commits.py)
 
     def __init__(
         self,

@@ -66,7 +66,7 @@ class CommitChange:
     change: str
 
 
-def history_host(store: MemoryStore) -> tuple[MemoryStore | None, int]:
+def commit_host(store: MemoryStore) -> tuple[MemoryStore | None, int]:
     """The SQLite store that keeps ``store``'s git history (None: none does), and the sign
     of its document ids as ``store`` names them: a team store keeps the history with the
     clone's code index (`local`), whose rows it numbers negative."""
@@ -76,13 +76,13 @@ def history_host(store: MemoryStore) -> tuple[MemoryStore | None, int]:
     return local, 1 if local is store else -1
 
 
-class HistoryStore:
+class CommitStore:
     """The history tables of one workspace's store; shares the Store's connection and lock
     (in team mode, the clone's local store's)."""
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
-        host, self._sign = history_host(store)
+        host, self._sign = commit_host(store)
         self.kept = host is not None
         """Whether this store keeps the git history (a bare PostgreSQL store does not)."""
         # the SQL dialect's store under the interface (used only when `kept`)

@@ -11,7 +11,7 @@ from nano_brain import Brain
 from nano_brain.config import load_config
 from nano_brain.filters import Filters
 from nano_brain.search import validate_request
-from nano_brain.store.history import CommitRows, HistoryStore
+from nano_brain.store.commits import CommitRows, CommitStore
 from nano_brain.store.sqlite._driver import sqlite_module
 from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 
@@ -69,7 +69,7 @@ def test_a_schema_9_store_takes_commits_and_links_its_sessions(workspace: Path) 
         assert [h.id for h in hits.results] == [seen["note"]]
         for table in ("chunks_fts", "chunks_tri", "commits_fts"):
             brain.store._exec(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
-        history = HistoryStore(brain.store)
+        history = CommitStore(brain.store)
         touching = history.documents_touching("billing.py", Filters(kinds=("session",)), 10)
         assert [d.uid for d in touching] == [seen["session"]]
         with brain.store.transaction():
