@@ -17,7 +17,7 @@ why command) the rest. Every front end calls this one function.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -32,6 +32,18 @@ from .timeutil import iso
 
 if TYPE_CHECKING:
     from .brain import Brain
+
+
+class WhyLimits(TypedDict, total=False):
+    """The per-part limits :func:`why` takes by keyword (its signature holds the defaults)."""
+
+    notes: int
+    commits: int
+    sessions: int
+    related: int
+    snippet_chars: int
+    budget_chars: int | None
+
 
 #: How each writer is named in views ("by agent (MCP)").
 AUTHORS = {

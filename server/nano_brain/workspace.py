@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from . import paths
 from .config import Config, LoadedConfig, load_config
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .embedding import EmbeddingProvider
     from .harvest import Harvester
     from .history import History
-    from .why import WhyView
+    from .why import WhyLimits, WhyView
 
 
 class Workspace:
@@ -164,25 +164,12 @@ class Workspace:
 
         return index_workspace(self.code, progress, embed=embed, history=history, paths=paths)
 
-    def why(
-        self,
-        symbol: str,
-        *,
-        notes: int = 20,
-        commits: int = 20,
-        sessions: int = 10,
-        related: int = 5,
-        snippet_chars: int = 300,
-        budget_chars: int | None = None,
-    ) -> WhyView:
+    def why(self, symbol: str, **limits: Unpack[WhyLimits]) -> WhyView:
         """Why ``symbol`` is like this: its anchored notes, commits, sessions and related
-        memory, each part to its limit (:func:`nano_brain.why.why`)."""
+        memory, each part to its limit (:func:`nano_brain.why.why`, which holds the defaults)."""
         from .why import why
 
-        return why(
-            self.brain, symbol, notes=notes, commits=commits, sessions=sessions,
-            related=related, snippet_chars=snippet_chars, budget_chars=budget_chars,
-        )  # fmt: skip
+        return why(self.brain, symbol, **limits)
 
     # -- closing ---------------------------------------------------------------------------
 

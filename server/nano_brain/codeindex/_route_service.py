@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import builtins  # in `Routes`, its method `list` hides the type in annotations
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
@@ -36,21 +36,12 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 @dataclass(frozen=True, slots=True)
-class RouteInfo:
-    method: str
-    path: str
-    framework: str
-    handler: str | None
-    """the handler's qualified name; None when it is inline or did not resolve"""
-    handler_expr: str
-    file: str
-    line: int
+class RouteInfo(RouteRecord):
+    """A route as the front ends show it: the store's record, with its label."""
 
     @classmethod
     def of(cls, rec: RouteRecord) -> RouteInfo:
-        return cls(
-            rec.method, rec.path, rec.framework, rec.handler, rec.handler_expr, rec.file, rec.line
-        )
+        return cls(*astuple(rec))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -39,6 +39,7 @@ class RouteRecord:
     path: str
     framework: str
     handler: str | None
+    """the handler's qualified name; None when it is inline or did not resolve"""
     handler_expr: str
     file: str
     line: int
