@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from nano_brain.config import MAX_CONFIG_BYTES, WORKSPACE_CONFIG_NAME, Config, load_config
+from nano_brain.config import WORKSPACE_CONFIG_NAME, Config, load_config
+from nano_brain.configfile import MAX_CONFIG_BYTES
 
 from .conftest import trust_workspace_config
 

@@ -10,15 +10,14 @@ import logging
 import os
 import re
 import reprlib
-import stat
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import paths
-from .errors import InvalidInputError, NanoBrainError
+from .configfile import read_yaml
+from .errors import NanoBrainError
 from .timeutil import parse_duration
 from .trust import WorkspaceTrust, judge
 
@@ -343,6 +342,21 @@ class HistoryConfig(_Section):
         return value
 
 
+class HooksConfig(_Section):
+    """What agent hooks add to an agent's context (`nano-brain hooks install`, docs/hooks.md)."""
+
+    enabled: bool = True
+    """Off: every hook answers nothing."""
+    session_start_chars: int = Field(4000, ge=200, le=9500, alias="sessionStartChars")
+    before_edit_chars: int = Field(3000, ge=200, le=9500, alias="beforeEditChars")
+    prompt_chars: int = Field(2000, ge=200, le=9500, alias="promptChars")
+    pinned_decisions: Literal["inform", "ask"] = Field("inform", alias="pinnedDecisions")
+    """Before an edit of code a pinned decision is anchored to: `inform` (add it to the
+    context) or `ask` (the agent asks the person to confirm the edit, where it can)."""
+    deadline_ms: int = Field(1500, ge=50, le=60_000, alias="deadlineMs")
+    """A hook that has not answered by then answers nothing (the agent goes on)."""
+
+
 class Config(_Section):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     user: UserConfig = Field(default_factory=UserConfig)
@@ -355,6 +369,7 @@ class Config(_Section):
     redact: RedactConfig = Field(default_factory=RedactConfig)
     history: HistoryConfig = Field(default_factory=HistoryConfig)
     consolidate: ConsolidateConfig = Field(default_factory=ConsolidateConfig)
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
 
 
 class LoadedConfig(BaseModel):
@@ -390,7 +405,7 @@ def load_config(
     for file, own in ((user_file, True), (workspace_file, False)):
         if file is None:
             continue
-        read = _read_yaml(file, warnings)
+        read = read_yaml(file, warnings)
         if read is None:
             continue
         data, raw = read
@@ -409,106 +424,6 @@ def load_config(
     for message in warnings:
         log.debug("config: %s", message)
     return LoadedConfig(config=config, warnings=warnings, sources=sources, trust=judged)
-
-
-MAX_CONFIG_BYTES = 1024 * 1024
-"""A config file is read only up to this size; a larger one is ignored with a warning."""
-_MAX_CONFIG_DEPTH = 64
-
-
-class _ConfigLoader(yaml.SafeLoader):
-    """YAML's safe loader, bounded: no aliases, no nesting beyond `_MAX_CONFIG_DEPTH`.
-
-    A handful of aliases can stand for billions of nodes ("billion laughs"; merge keys even
-    expand them while loading), and every deep level costs interpreter stack; a config file
-    needs neither.
-    """
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-
-    # (types-PyYAML leaves Parser.peek_event unannotated: the ignores below are for that)
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(None, None, "aliases are not allowed here", mark)
-        self._depth += 1
-        try:
-            if self._depth > _MAX_CONFIG_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(None, None, "nested too deep", mark)
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
-def _read_bounded(path: Path) -> bytes | None:
-    """The bytes of a regular file of at most MAX_CONFIG_BYTES; None when there is none.
-
-    Raises OSError (with a reason) for anything else: a FIFO, a device, a huge file.
-    Opened without blocking, and checked again after opening, so a FIFO swapped in
-    between cannot hang the load.
-    """
-    try:
-        before = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if stat.S_ISDIR(before.st_mode):
-        return None
-    if not stat.S_ISREG(before.st_mode):
-        raise OSError("not a regular file")
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError("not a regular file")
-        data = handle.read(MAX_CONFIG_BYTES + 1)
-    if len(data) > MAX_CONFIG_BYTES:
-        raise OSError(f"larger than {MAX_CONFIG_BYTES} bytes")
-    return data
-
-
-def _read_yaml(path: Path, warnings: list[str]) -> tuple[dict[str, Any], bytes] | None:
-    """The mapping a config file holds and the bytes it was parsed from; None when there is
-    no usable file (a warning says why)."""
-    try:
-        raw = _read_bounded(path)
-        if raw is None:
-            return None
-        data = yaml.load(raw.decode("utf-8"), Loader=_ConfigLoader)
-    except Exception as exc:  # whatever the file holds, loading the config goes on
-        warnings.append(f"{path}: cannot be read ({_why(exc)}); ignored")
-        return None
-    if data is None:
-        return {}, raw
-    if not isinstance(data, dict):
-        warnings.append(f"{path}: top level must be a mapping; ignored")
-        return None
-    return data, raw
-
-
-def read_config_file(path: Path) -> tuple[dict[str, Any], bytes] | None:
-    """A config file's mapping and the bytes it came from; None when there is no file.
-
-    Raises InvalidInputError for a file that cannot be used (unreadable, not YAML, too big).
-    """
-    problems: list[str] = []
-    read = _read_yaml(path, problems)
-    if problems:
-        raise InvalidInputError(problems[0])
-    return read
-
-
-def _why(exc: Exception) -> str:
-    """`ScannerError: mapping values are not allowed here (line 3)`: one line, bounded."""
-    detail = ""
-    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
-        mark = exc.problem_mark
-        detail = exc.problem + (f" (line {mark.line + 1})" if mark is not None else "")
-    elif isinstance(exc, OSError):
-        detail = exc.strerror or (str(exc.args[0]) if exc.args else "")
-    name = exc.__class__.__name__
-    return f"{name}: {detail[:200]}" if detail else name
 
 
 def _from_env(environ: Any) -> dict[str, Any]:

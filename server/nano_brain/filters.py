@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
-Kind = Literal["note", "session", "code", "commit"]
-KINDS: tuple[Kind, ...] = ("note", "session", "code", "commit")
-DEFAULT_KINDS: tuple[Kind, ...] = ("note", "session", "code")
-"""What a read returns when it names no kind: commits are many (thousands for a repository's
-history) and are read when asked for, or through the history leg of a search."""
-Status = Literal["active", "superseded", "retracted", "unreviewed"]
-STATUSES: tuple[Status, ...] = ("active", "superseded", "retracted", "unreviewed")
-DEFAULT_STATUSES: tuple[Status, ...] = ("active", "unreviewed")
-"""What a read returns when it names no status: never superseded or retracted documents."""
-DECISION_COLLECTION = "decisions"
-DECISION_TAGS: tuple[str, ...] = ("decision", "auto:architecture-decision")
-"""A person's tag, and the category the automatic tagger gives architecture decisions."""
+from .doctypes import (
+    DECISION_COLLECTION,
+    DECISION_TAGS,
+    DEFAULT_KINDS,
+    DEFAULT_STATUSES,
+    KINDS,
+    STATUSES,
+    Kind,
+    Status,
+    is_decision,
+)
 
-
-def is_decision(collection: str, tags: Iterable[str]) -> bool:
-    """The one rule for what a decision is (the store's SQL for it uses the same constants):
-    a document in the decisions collection or tagged as one."""
-    return collection == DECISION_COLLECTION or any(t in DECISION_TAGS for t in tags)
+__all__ = [
+    "DECISION_COLLECTION",
+    "DECISION_TAGS",
+    "DEFAULT_KINDS",
+    "DEFAULT_STATUSES",
+    "KINDS",
+    "STATUSES",
+    "Filters",
+    "Kind",
+    "Status",
+    "is_decision",
+]
 
 
 class Filters(BaseModel):

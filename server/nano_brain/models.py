@@ -6,8 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .filters import is_decision
-from .sourcekeys import DECISION_SOURCE_PREFIX
+from .doctypes import origin
 from .store import DocumentRow
 from .store.rows import AuditRow
 from .store.spaces import Space as Space  # the embedding spaces, for front ends
@@ -23,16 +22,7 @@ ORIGIN_HELP = (
 
 def origin_of(row: DocumentRow) -> str:
     """Where a document came from, in the words `ORIGIN_HELP` lists."""
-    if row.kind == "commit":
-        return "commit message"
-    if row.kind == "code":
-        return "code"
-    if row.kind == "session":
-        return "harvested session"
-    if (row.source_path or "").startswith(DECISION_SOURCE_PREFIX) or row.author == "harvest":
-        return "extracted from a session"
-    what = "decision" if is_decision(row.collection, row.tags) else "note"
-    return f"{what} by {'an agent' if row.author == 'mcp' else 'a person'}"
+    return origin(row.kind, row.collection, row.tags, row.author, row.source_path or "")
 
 
 class Document(BaseModel):

@@ -16,11 +16,9 @@ from __future__ import annotations
 import unicodedata
 
 from .config import AGENTS
+from .doctypes import DECISION_SOURCE_PREFIX
 from .store.code import SYMBOL_SOURCE_PREFIX
 from .store.commits import COMMIT_SOURCE_PREFIX
-
-DECISION_SOURCE_PREFIX = "decision://"
-"""Decisions and lessons extracted from a session: ``decision://<session key>#<hash>``."""
 
 _HARVESTER = "the session harvester"
 RESERVED: dict[str, str] = {

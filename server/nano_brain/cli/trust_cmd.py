@@ -38,7 +38,8 @@ def trust(revoke: bool, list_all: bool, workspace: Path | None, as_json: bool) -
 
 
 def _allow(store: Any, file: Path, as_json: bool) -> None:
-    from ..config import brief, read_config_file
+    from ..config import brief
+    from ..configfile import read_config_file
     from ..errors import NotFoundError
     from ..trust import digest, sensitive_keys
 
@@ -63,7 +64,7 @@ def _allow(store: Any, file: Path, as_json: bool) -> None:
 
 
 def _list(store: Any, as_json: bool) -> None:
-    from ..config import read_config_file
+    from ..configfile import read_config_file
     from ..errors import InvalidInputError
     from ..trust import digest
 

@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..doctypes import DECISION_SOURCE_PREFIX
 from ..errors import NanoBrainError, TombstonedError
 from ..redact import redact_text
-from ..sourcekeys import DECISION_SOURCE_PREFIX
 from ..text import clip, marker_safe_end
 from ..timeutil import iso
 from .model import Message, Session

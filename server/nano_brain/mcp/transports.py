@@ -14,8 +14,13 @@ from pathlib import Path
 
 import anyio
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from ..brief.hookio import MAX_INPUT_BYTES
+from ..brief.sidecar import SidecarBriefs
 from ..serving.http import (
     listener_url,
     open_listener,
@@ -70,7 +75,24 @@ def build_http_app(
         # Host/Origin are checked by HttpGuard, before the token, for every route.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
+    app.router.routes.append(hooks_route(workspace))
     return HttpGuard(app, token=token, allow_remote=allow_remote)
+
+
+def hooks_route(workspace: Workspace) -> Route:
+    """``POST /hooks/<agent>/<event>``: agent hooks answered by this server (`brief.sidecar`);
+    200 with the agent's JSON output, or 204 when there is nothing to add."""
+    briefs = SidecarBriefs(workspace)
+
+    async def hook(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_INPUT_BYTES:
+            return Response(status_code=204)
+        agent, event = request.path_params["agent"], request.path_params["event"]
+        output = await anyio.to_thread.run_sync(briefs.handle, agent, event, body)
+        return Response(status_code=204) if output is None else JSONResponse(output)
+
+    return Route("/hooks/{agent}/{event}", hook, methods=["POST"])
 
 
 def serve_http(

@@ -22,31 +22,71 @@ Module map (docs/architecture.md: the layers, and where the two dialects differ)
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from .rows import BM25_WEIGHTS, AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
-from .sqlite import EngineProbe, load_vec, probe_engine, sqlite_module
-from .sqlite.code import CodeStore
-from .sqlite.migrations import SCHEMA_VERSION
-from .sqlite.recovery import finish_interrupted_load, index_run_lock, recover_interrupted_index
-from .sqlite.store import SqliteStore
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..config import Config
     from . import interface as caps
     from .interface import MemoryStore
     from .postgres.store import PostgresStore
+    from .rows import BM25_WEIGHTS, AuditRow, ChunkRow, DocumentRow, Hit, PendingChunk, Tombstone
+    from .sqlite import EngineProbe, load_vec, probe_engine, sqlite_module
+    from .sqlite.code import CodeStore
+    from .sqlite.migrations import SCHEMA_VERSION
+    from .sqlite.quick import QuickDoc, QuickReader, QuickReaderError
+    from .sqlite.recovery import (
+        finish_interrupted_load,
+        index_run_lock,
+        recover_interrupted_index,
+    )
+    from .sqlite.store import SqliteStore
+    from .sqlite.store import SqliteStore as Store
     from .team import TeamStore
 
-Store = SqliteStore
-"""The default store (SQLite)."""
+#: The public names and the module each lives in, imported on first use (PEP 562): a caller
+#: that needs one small module of the store (the hooks' quick reader, `spaces`) must not pay
+#: for the pydantic filters and both dialects.
+_EXPORTS = {
+    "BM25_WEIGHTS": "rows",
+    "AuditRow": "rows",
+    "ChunkRow": "rows",
+    "DocumentRow": "rows",
+    "Hit": "rows",
+    "PendingChunk": "rows",
+    "Tombstone": "rows",
+    "EngineProbe": "sqlite",
+    "load_vec": "sqlite",
+    "probe_engine": "sqlite",
+    "sqlite_module": "sqlite",
+    "CodeStore": "sqlite.code",
+    "SCHEMA_VERSION": "sqlite.migrations",
+    "finish_interrupted_load": "sqlite.recovery",
+    "index_run_lock": "sqlite.recovery",
+    "recover_interrupted_index": "sqlite.recovery",
+    "SqliteStore": "sqlite.store",
+    "QuickReader": "sqlite.quick",
+    "QuickReaderError": "sqlite.quick",
+    "QuickDoc": "sqlite.quick",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Store":  # the default store (SQLite)
+        name = "SqliteStore"
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)
 
 
 def open_store(config: Config, path: Path, workspace_id: str, root: Path) -> MemoryStore:
     """The workspace's memory: the SQLite file at `path`, or when `storage.url` is set, the
     team store with this clone's code index in a SQLite file of its own beside `path` (see
     `code_index_path`)."""
+    from .sqlite.store import SqliteStore
+
     storage = config.storage
     if not storage.url:
         return SqliteStore(path, workspace_id, busy_timeout_ms=storage.busy_timeout_ms)
@@ -105,6 +145,9 @@ __all__ = [
     "DocumentRow",
     "Hit",
     "PendingChunk",
+    "QuickDoc",
+    "QuickReader",
+    "QuickReaderError",
     "SqliteStore",
     "Store",
     "Tombstone",

@@ -17,6 +17,7 @@ from ...filters import Filters
 from ...stems import stem
 from ..predicate import time_bounds
 from ..rows import BM25_WEIGHTS, Hit, LexicalKind, Operator, every_then_any
+from ._fts import VOCABULARY, fts_match
 from .migrations import FULLTEXT_TABLES
 
 if TYPE_CHECKING:
@@ -83,7 +84,6 @@ _DRIVER_RECOUNT = 1000
 _DRIVER_MEMORY = 64
 #: The words FTS5 indexed and in how many chunks each is (per connection, in temp: the file
 #: holds no such table, and a read-only store can have it too).
-_VOCABULARY = "chunks_fts_vocab"
 #: A word more than this many chunks and this share of them hold is common (`_split_common`):
 #: on small stores every OR is plain. On 100k chunks (agent transcripts and LoCoMo turns), a
 #: LoCoMo question's OR (best 50) took 7.5 ms scored whole, 5.1 ms split into groups.
@@ -185,7 +185,7 @@ class FullTextSearch:
             found = dict.fromkeys(wanted, 0)
             found.update(
                 self._rows(
-                    f"SELECT term, doc FROM temp.{_VOCABULARY} WHERE term IN "
+                    f"SELECT term, doc FROM temp.{VOCABULARY} WHERE term IN "
                     f"({','.join('?' * len(wanted))})",
                     wanted,
                 )
@@ -360,16 +360,3 @@ def _indexed_supersets(filters: Filters) -> Iterator[tuple[str, list[Any]]]:
             f"SELECT id FROM documents WHERE collection IN ({marks}) AND valid_to IS NULL",
             list(filters.collections),
         )
-
-
-def open_vocabulary(db: Any) -> None:
-    """Make the connection's view of the words FTS5 indexed (`term_counts` reads it)."""
-    db.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_VOCABULARY} "
-        "USING fts5vocab(main, chunks_fts, 'row')"
-    )
-
-
-def fts_match(terms: Sequence[str], op: Operator) -> str:
-    """An FTS5 expression of quoted terms joined by `op`."""
-    return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms)

@@ -23,8 +23,9 @@ from ..predicate import SQLITE
 from ..views import ViewQueries
 from . import _file
 from ._driver import load_vec, sqlite_module
+from ._fts import open_vocabulary
 from .health import HealthChecks
-from .lexical import FullTextSearch, open_vocabulary
+from .lexical import FullTextSearch
 from .migrations import (
     FULLTEXT_TABLES,
     MIGRATIONS,

@@ -1,0 +1,178 @@
+"""The three briefs an agent gets in its loop: at session start, before an edit, on a prompt.
+
+- **Session start**: the workspace's newest decisions, pinned notes, most used and newest
+  notes and recent sessions (the wake-up's sections), within a budget.
+- **Before an edit**: the notes and decisions anchored to the symbols whose lines the edit
+  replaces (found in the file as it is now), each with its status and whether the symbol's
+  code changed since the note was anchored.
+- **On a prompt**: the memory most relevant to the prompt, and only what clears the relevance
+  floor for memory offered unasked (`relevance`): an unrelated prompt adds nothing.
+
+They read through `QuickReader` (the store file, read-only, no embedding runtime), so a hook
+process answers in tens of milliseconds. A running sidecar answers the same briefs with its
+open store and, for a prompt, the hybrid search (`search` in `Briefs`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..doctypes import origin
+from ..relevance import WORDS_ONLY, coverage, idf_weights
+from ..stems import stem
+from .edits import EditTarget, relative_path, touched_lines
+from .render import BriefItem, render, snippet
+
+if TYPE_CHECKING:
+    from ..store import QuickDoc, QuickReader
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_MAX_PROMPT_WORDS = 64
+PER_SECTION = 5
+"""Items each session-start section shows at most."""
+
+PromptSearch = Callable[[str, int], list[BriefItem]]
+"""A search for a prompt's memory that applies its own relevance floor (the sidecar's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    """Characters each brief may hold (config `hooks`)."""
+
+    session_start: int = 4000
+    before_edit: int = 3000
+    prompt: int = 2000
+
+
+class Briefs:
+    """Briefs for one workspace, read from its store (see the module docstring)."""
+
+    def __init__(
+        self,
+        reader: QuickReader,
+        root: Path,
+        budgets: Budgets | None = None,
+        *,
+        search: PromptSearch | None = None,
+    ) -> None:
+        self.reader = reader
+        self.root = root
+        self.budgets = budgets or Budgets()
+        self._search = search
+
+    # -- session start -------------------------------------------------------------------------
+
+    def session_start(self) -> str:
+        """The wake-up: decisions, pinned and most used notes, newest notes, recent sessions."""
+        read = self.reader.documents
+        pick = PER_SECTION * 3
+        seen: set[str] = set()
+        sections = [
+            (
+                "Decisions",
+                read(kinds=("note",), order="created", limit=PER_SECTION, decisions=True),
+            ),
+            (
+                "Pinned",
+                [d for d in read(kinds=("note",), order="updated", limit=pick * 4) if d.pinned],
+            ),
+            ("Most used", read(kinds=("note",), order="accessed", limit=pick)),
+            ("Recent notes", read(kinds=("note",), order="updated", limit=pick)),
+            ("Recent sessions", read(kinds=("session",), order="updated", limit=PER_SECTION)),
+        ]
+        shown = [(title, [_item(d) for d in _fresh(docs, seen)]) for title, docs in sections]
+        return render(
+            f"nano-brain: memory of this workspace ({self.root.name})",
+            shown,
+            self.budgets.session_start,
+        )
+
+    # -- before an edit ------------------------------------------------------------------------
+
+    def before_edit(self, targets: Sequence[EditTarget]) -> tuple[str, list[BriefItem]]:
+        """The brief, and its items (a front end may ask before a pinned decision's code is
+        changed). Empty when no note is anchored to what the edit touches."""
+        items: list[BriefItem] = []
+        files: list[str] = []
+        for target in targets:
+            rel = relative_path(self.root, target.path)
+            if rel is None:
+                continue
+            spans = touched_lines(self.root / rel, target.old_texts)
+            if spans is None:
+                continue
+            symbols = {s.qualified_name: s for s in self.reader.symbols_touching(rel, spans)}
+            found = self.reader.anchored(list(symbols))
+            if found:
+                files.append(rel)
+            for anchor in found:
+                now = symbols.get(anchor.qualified_name)
+                stale = None
+                if now is not None and anchor.symbol_sha256 and now.sha256 != anchor.symbol_sha256:
+                    stale = "the code changed since this was anchored"
+                items.append(_item(anchor.doc, symbol=anchor.qualified_name, stale=stale))
+        items = _unique(items)
+        heading = (
+            f"nano-brain: notes and decisions anchored to the code this edit changes "
+            f"({', '.join(dict.fromkeys(files))})"
+        )
+        return render(heading, [("", items)], self.budgets.before_edit), items
+
+    # -- on a prompt ---------------------------------------------------------------------------
+
+    def prompt(self, text: str, limit: int = 5) -> str:
+        """The memory most relevant to the prompt, above the floor for unasked memory."""
+        if self._search is not None:
+            items = self._search(text, limit)
+        else:
+            items = self._word_matches(text, limit)
+        return render(
+            "nano-brain: memory related to this prompt", [("", items)], self.budgets.prompt
+        )
+
+    def _word_matches(self, text: str, limit: int) -> list[BriefItem]:
+        """Notes and sessions holding the prompt's words, each judged on its words alone
+        (`relevance.WORDS_ONLY`'s floor for related memory: no vectors on this path)."""
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text[:4000])))[
+            :_MAX_PROMPT_WORDS
+        ]
+        if not words:
+            return []
+        stems = {w: stem(w) for w in words}
+        by_stem, total = self.reader.term_counts(list(stems.values()))
+        weights = idf_weights(words, {w: by_stem.get(s, 0) for w, s in stems.items()}, total)
+        docs = self.reader.word_matches(list(stems.values()), ("note", "session"), limit * 4)
+        kept = [d for d in docs if coverage(weights, f"{d.title}\n{d.text}") >= WORDS_ONLY.related]
+        return [_item(d) for d in kept[:limit]]
+
+
+def _item(doc: QuickDoc, *, symbol: str | None = None, stale: str | None = None) -> BriefItem:
+    tags = ("decision",) if doc.decision else ()
+    return BriefItem(
+        id=doc.uid,
+        title=doc.title,
+        origin=origin(doc.kind, doc.collection, tags, doc.author, doc.source_path),
+        status=doc.status,
+        snippet=snippet(doc.text, doc.title),
+        updated_at=doc.updated_at,
+        pinned=doc.pinned,
+        decision=doc.decision,
+        symbol=symbol,
+        stale=stale,
+    )
+
+
+def _fresh(docs: list[QuickDoc], seen: set[str]) -> list[QuickDoc]:
+    out = [d for d in docs if d.uid not in seen][:PER_SECTION]
+    seen.update(d.uid for d in out)
+    return out
+
+
+def _unique(items: list[BriefItem]) -> list[BriefItem]:
+    """One line per note (a note anchored to two touched symbols shows once, at the first)."""
+    first = {i.id: i for i in reversed(items)}
+    return [i for i in items if first[i.id] is i]

@@ -1,0 +1,98 @@
+"""Briefs answered by a running sidecar or `serve`: the open workspace, hybrid search for prompts.
+
+A hook process that finds the workspace's server running posts the agent's input to
+``/hooks/<agent>/<event>`` (Claude Code's HTTP hooks post there themselves); the server answers
+with the same `hookio.answer` as the hook process, with two differences: a prompt's memory
+comes from the hybrid search with the relevance floor for unasked memory (the embedding
+models are loaded already), and a stop harvests the session in the server's own thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..search import SearchRequest
+from ..store import QuickReader, QuickReaderError
+from .briefs import Briefs, Budgets
+from .hookio import HookRequest, answer, parse
+from .render import BriefItem
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+class SidecarBriefs:
+    """The hooks' answers for one open workspace (one per server, shared by requests)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._harvesting = threading.Lock()
+        self._again = threading.Event()
+
+    def handle(self, agent: str, event: str, body: bytes) -> dict[str, Any] | None:
+        """The agent's output for one hook input (None: add nothing)."""
+        request = parse(agent, event, body)
+        config = self.workspace.config.hooks
+        if request is None or not config.enabled:
+            return None
+        budgets = Budgets(config.session_start_chars, config.before_edit_chars, config.prompt_chars)
+        try:
+            with QuickReader(
+                self.workspace.brain.store_path, self.workspace.brain.workspace_id
+            ) as reader:
+                briefs = Briefs(reader, self.workspace.root, budgets, search=self._search)
+                return answer(
+                    request, briefs, pinned_decisions=config.pinned_decisions, harvest=self._harvest
+                )
+        except QuickReaderError as exc:
+            log.info("hook %s %s: %s", agent, event, exc)
+            return None
+
+    def _search(self, text: str, limit: int) -> list[BriefItem]:
+        """Notes and sessions for a prompt, above the floor for memory offered unasked."""
+        request = SearchRequest(
+            query=text[:1000], kind=["note", "session"], limit=limit, floor="related", track=False
+        )
+        found = self.workspace.brain.search(request)
+        return [
+            BriefItem(
+                id=hit.id,
+                title=hit.title,
+                origin=hit.origin,
+                status=hit.status,
+                snippet=hit.snippet[:240],
+                updated_at=_epoch(hit.updated_at),
+            )
+            for hit in found.results
+        ]
+
+    def _harvest(self, request: HookRequest) -> None:
+        """Harvest the agent's sessions now, in a thread; a stop during a harvest runs one
+        more pass after it (the session grew meanwhile)."""
+        self._again.set()
+        if not self._harvesting.acquire(blocking=False):
+            return
+
+        def run() -> None:
+            try:
+                while self._again.is_set():
+                    self._again.clear()
+                    self.workspace.harvester.run_once(agents=[request.agent])
+            except Exception:
+                log.warning("harvest after a hook failed", exc_info=True)
+            finally:
+                self._harvesting.release()
+
+        threading.Thread(target=run, name="hook-harvest", daemon=True).start()
+
+
+def _epoch(stamp: str) -> float:
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0

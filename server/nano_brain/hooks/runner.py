@@ -1,0 +1,158 @@
+"""`nano-brain-hook AGENT EVENT`: answer one agent hook event, fast, and never break the agent.
+
+The agent runs this program for every hook event with the event's JSON on stdin. It answers
+in one of three ways, the first that works:
+
+1. the workspace's running sidecar or `serve` (its endpoint file names the socket): the input
+   is posted to ``/hooks/<agent>/<event>`` and its answer printed;
+2. the quick path: the workspace's hook profile (`brief.profile`) names the store, which is
+   read with `QuickReader` (no config loading, no embedding runtime);
+3. the full path, when there is no valid profile yet: the config is loaded once and the
+   profile written, then as 2.
+
+Whatever happens (no store, a locked or damaged store, bad input, a store of another workspace,
+the deadline passing) it exits 0; it prints the agent's JSON output or nothing, and a failure
+writes one line to stderr (which the agents keep in their debug logs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..brief.hookio import MAX_INPUT_BYTES, HookRequest, answer, parse
+
+_DEADLINE_S = 5.0
+"""The deadline before the profile is read (its `deadline_ms` then applies)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The console script's entry point; always returns 0."""
+    started = time.monotonic()
+    args = sys.argv[1:] if argv is None else argv
+    watchdog = _arm(_DEADLINE_S)
+    try:
+        if len(args) != 2:
+            _note("usage: nano-brain-hook AGENT EVENT (input JSON on stdin)")
+            return 0
+        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        request = parse(args[0], args[1], raw)
+        if request is None:
+            _note(f"{args[0]} {args[1]}: the input is not a hook event this program knows")
+            return 0
+        output = _answer(request, raw, started, watchdog)
+        if output is not None:
+            sys.stdout.write(json.dumps(output, ensure_ascii=False))
+            sys.stdout.flush()
+    except Exception as exc:  # a hook must never break the agent's loop
+        _note(f"{args[:2]}: {exc.__class__.__name__}: {exc}")
+    finally:
+        watchdog.cancel()
+    return 0
+
+
+def _answer(
+    request: HookRequest, raw: bytes, started: float, watchdog: threading.Timer
+) -> dict[str, Any] | None:
+    root = _workspace_root(request)
+    if root is None:
+        return None
+    from .. import paths
+
+    served = _ask_server(paths.workspace_id(root), request, raw, started)
+    if served is not None:
+        return served or None
+    from ..brief.profile import build_profile, read_profile
+
+    profile = read_profile(root) or build_profile(root)
+    if not profile.enabled or profile.team:
+        return None  # a team store's notes are on the server: only a sidecar can answer
+    watchdog.cancel()
+    _arm(max(0.05, profile.deadline_ms / 1000 - (time.monotonic() - started)))
+    from ..brief.briefs import Briefs
+    from ..store import QuickReader
+
+    with QuickReader(Path(profile.db_path), profile.workspace_id) as reader:
+        briefs = Briefs(reader, root, profile.budgets)
+        return answer(
+            request,
+            briefs,
+            pinned_decisions=profile.pinned_decisions,
+            harvest=lambda req: _harvest_later(req.agent, root),
+        )
+
+
+def _workspace_root(request: HookRequest) -> Path | None:
+    """The workspace the agent works in: the nearest folder, from the agent's project folder
+    or cwd upwards, that has a store or a hook profile."""
+    from .. import paths
+
+    start = os.environ.get("CLAUDE_PROJECT_DIR") if request.agent == "claude-code" else None
+    folder = Path(start or request.cwd or os.getcwd())
+    if not folder.is_absolute():
+        return None
+    folder = paths.workspace_root(folder)
+    for candidate in (folder, *folder.parents):
+        wid = paths.workspace_id(candidate)
+        profile = paths.state_dir() / "workspaces" / wid / "hooks-profile.json"
+        if profile.exists() or paths.default_db_path(candidate).exists():
+            return candidate
+    return None
+
+
+def _ask_server(
+    workspace_id: str, request: HookRequest, raw: bytes, started: float
+) -> dict[str, Any] | None:
+    """The running server's answer ({} for "nothing to add"); None when no server answered."""
+    from ..serving.statefiles import read_endpoint
+
+    endpoint = read_endpoint(workspace_id)
+    if endpoint is None:
+        return None
+    from .client import post_hook  # http.client: imported only when a server runs
+
+    remaining = _DEADLINE_S - (time.monotonic() - started)
+    return post_hook(endpoint, f"/hooks/{request.agent}/{request.event}", raw, remaining)
+
+
+def _harvest_later(agent: str, root: Path) -> None:
+    """Harvest the agent's sessions in a detached process (the hook returns at once)."""
+    subprocess.Popen(
+        [sys.executable, "-m", "nano_brain.hooks.harvest_now", agent, str(root)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+
+
+def _arm(seconds: float) -> threading.Timer:
+    """Exit with no output once `seconds` pass: the agent goes on without this hook."""
+
+    def expire() -> None:
+        _note(f"no answer within {seconds:.2f} s: nothing added")
+        os._exit(0)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _note(line: str) -> None:
+    try:
+        sys.stderr.write(f"nano-brain-hook: {line}\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
