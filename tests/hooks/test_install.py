@@ -356,9 +356,28 @@ def test_a_file_we_cannot_read_faithfully_is_an_error_and_stays(
     path.parent.mkdir()
     raw = text.encode("latin-1")
     path.write_bytes(raw)
-    with pytest.raises(InvalidInputError, match=message.replace("(", r"\(")):
+    with pytest.raises(InvalidInputError, match=message.replace("(", r"\(")) as caught:
         hooks.install("claude-code", "user", root, program=OLD, home=home)
+    assert str(caught.value).startswith(str(path))
     assert path.read_bytes() == raw
+    assert [p.name for p in path.parent.iterdir()] == ["settings.json"]
+
+
+def test_a_file_changed_meanwhile_is_not_overwritten(
+    home: Path, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = home / ".claude" / "settings.json"
+    write_json(path, {"model": "opus"})
+    merge = hooks.install_into
+
+    def racing(*args: Any) -> Any:
+        path.write_text('{"model": "haiku"}\n')  # the agent saves its settings meanwhile
+        return merge(*args)
+
+    monkeypatch.setattr(hooks, "install_into", racing)
+    with pytest.raises(InvalidInputError, match="changed while it was being edited"):
+        hooks.install("claude-code", "user", root, program=OLD, home=home)
+    assert path.read_text() == '{"model": "haiku"}\n'
     assert [p.name for p in path.parent.iterdir()] == ["settings.json"]
 
 
@@ -479,6 +498,9 @@ def test_cli_notes_for_project_scope_and_codex(home: Path, root: Path) -> None:
     status = json.loads(cli(home, root, "status", "--agent", "codex", "--json").stdout)
     assert [f["scopes"] for f in status] == [["user"], ["project", "local"]]
     assert "SessionEnd" not in (root / ".codex" / "hooks.json").read_text()
+    local = cli(home, root, "install", "--agent", "codex", "--scope", "local")
+    assert local.returncode == 0 and "keep it out of git" in local.stdout
+    assert f"{OLD} codex stop" in (root / ".codex" / "hooks.json").read_text()
 
 
 def test_cli_refuses_a_broken_file_with_one_line_and_leaves_it(home: Path, root: Path) -> None:

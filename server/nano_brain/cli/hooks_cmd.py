@@ -12,7 +12,10 @@ from ..hooks import install as hooks
 from ._app import emit, json_option, main, workspace_option
 
 agent_option = click.option(
-    "--agent", required=True, type=click.Choice(hooks.AGENTS), help="The agent whose settings."
+    "--agent",
+    required=True,
+    type=click.Choice(hooks.AGENTS),
+    help="The agent whose settings file to use.",
 )
 
 
@@ -116,6 +119,11 @@ def _install_notes(agent: str, scope: str, outcome: hooks.Outcome) -> list[str]:
         notes.append(
             "Codex runs new or changed hooks only once you review and trust them: "
             "open /hooks in Codex"
+        )
+    if agent == "codex" and scope == "local":
+        notes.append(
+            "Codex has one project file, .codex/hooks.json, and it now names this machine's "
+            "path: keep it out of git (or install with --scope project)"
         )
     if agent == "claude-code" and scope == "local" and outcome.written:
         notes.append(

@@ -361,7 +361,10 @@ def install(
     path = settings_path(agent, scope, root, home)
     raw, settings = _read(path)
     wanted = [(spec, handler_for(agent, spec, scope, program)) for spec in specs(agent)]
-    new, changes = install_into(settings, wanted)
+    try:
+        new, changes = install_into(settings, wanted)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{path}: {exc}") from None
     written = _write_if_changed(path, raw, settings, new)
     return Outcome(path, tuple(changes), written)
 
