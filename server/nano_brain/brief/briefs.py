@@ -16,7 +16,8 @@ open store and, for a prompt, the hybrid search (`search` in `Briefs`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,6 +64,18 @@ class Briefs:
         self.root = root
         self.budgets = budgets or Budgets()
         self._search = search
+
+    @classmethod
+    @contextmanager
+    def open(
+        cls, db_path: Path, workspace_id: str, root: Path, budgets: Budgets | None = None
+    ) -> Iterator[Briefs]:
+        """Briefs read from the store file at `db_path` (closed on exit); `QuickReaderError`
+        when it cannot be read on the quick path."""
+        from ..store import QuickReader
+
+        with QuickReader(db_path, workspace_id) as reader:
+            yield cls(reader, root, budgets)
 
     # -- session start -------------------------------------------------------------------------
 

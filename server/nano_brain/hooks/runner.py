@@ -76,10 +76,8 @@ def _answer(
     watchdog.cancel()
     _arm(max(0.05, profile.deadline_ms / 1000 - (time.monotonic() - started)))
     from ..brief.briefs import Briefs
-    from ..store import QuickReader
 
-    with QuickReader(Path(profile.db_path), profile.workspace_id) as reader:
-        briefs = Briefs(reader, root, profile.budgets)
+    with Briefs.open(Path(profile.db_path), profile.workspace_id, root, profile.budgets) as briefs:
         return answer(
             request,
             briefs,

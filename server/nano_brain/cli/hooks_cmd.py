@@ -1,0 +1,161 @@
+"""`nano-brain hooks`: nano-brain's hooks in an agent's settings (install, uninstall, status)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import click
+
+from ..errors import InvalidInputError
+from ..hooks import install as hooks
+from ._app import emit, json_option, main, workspace_option
+
+agent_option = click.option(
+    "--agent",
+    required=True,
+    type=click.Choice(hooks.AGENTS),
+    help="The agent whose settings file to use.",
+)
+
+
+_SCOPE_HELP = (
+    "user: your settings for every project; project: the workspace's shared file (commit it); "
+    "local: the workspace's file for you only."
+)
+scope_option = click.option(
+    "--scope", type=click.Choice(hooks.SCOPES), default="user", show_default=True, help=_SCOPE_HELP
+)
+
+
+@main.group(name="hooks")
+def hooks_group() -> None:
+    """Put nano-brain's hooks into Claude Code's or Codex's settings, or take them out."""
+
+
+@hooks_group.command(name="install")
+@agent_option
+@scope_option
+@workspace_option
+@json_option
+def install_cmd(agent: str, scope: str, workspace: Path | None, as_json: bool) -> None:
+    """Add nano-brain's hooks to the agent's settings file; other hooks stay as they are."""
+    outcome = hooks.install(agent, scope, _root(scope, workspace))
+    command = f"{hooks.runner_word(scope)} {agent} <event>"
+    notes = _install_notes(agent, scope, outcome)
+    data = _outcome_data(agent, scope, outcome) | {"command": command, "notes": notes}
+
+    def human() -> None:
+        _echo_outcome(agent, scope, outcome, "already installed")
+        click.echo(f"each runs: {command}")
+        for note in notes:
+            click.echo(f"note: {note}")
+
+    emit(data, as_json, human)
+
+
+@hooks_group.command(name="uninstall")
+@agent_option
+@scope_option
+@workspace_option
+@json_option
+def uninstall_cmd(agent: str, scope: str, workspace: Path | None, as_json: bool) -> None:
+    """Remove nano-brain's hooks from the agent's settings file, and nothing else."""
+    outcome = hooks.uninstall(agent, scope, _root(scope, workspace))
+    emit(
+        _outcome_data(agent, scope, outcome),
+        as_json,
+        lambda: _echo_outcome(agent, scope, outcome, "no nano-brain hooks to remove"),
+    )
+
+
+@hooks_group.command(name="status")
+@agent_option
+@click.option(
+    "--scope",
+    type=click.Choice(hooks.SCOPES),
+    default=None,
+    help="Only this scope (default: every scope). " + _SCOPE_HELP,
+)
+@workspace_option
+@json_option
+def status_cmd(agent: str, scope: str | None, workspace: Path | None, as_json: bool) -> None:
+    """Which of nano-brain's hooks each settings file holds, and whether they would run."""
+    scopes = (scope,) if scope else hooks.SCOPES
+    root = _root("user" if scopes == ("user",) else "project", workspace)
+    files = hooks.status(agent, root, scopes)
+
+    def human() -> None:
+        for file in files:
+            where = "" if file.exists else " (no file)"
+            click.echo(f"{agent}, {' and '.join(file.scopes)} scope: {file.path}{where}")
+            for event in file.events:
+                click.echo(f"  {event.event:<17} {_event_state(event)}")
+            for other in file.others:
+                click.echo(f"  {other.event:<17} stale (an install removes it): {other.command}")
+
+    emit([dataclasses.asdict(file) for file in files], as_json, human)
+
+
+def _root(scope: str, workspace: Path | None) -> Path:
+    from .. import paths
+
+    root = paths.workspace_root(workspace)
+    if scope != "user" and not root.is_dir():
+        raise InvalidInputError(f"workspace {root} is not a directory")
+    return root
+
+
+def _install_notes(agent: str, scope: str, outcome: hooks.Outcome) -> list[str]:
+    notes = []
+    if scope == "project":
+        notes.append(
+            f"this file is shared, so it names the bare program {hooks.PROGRAM}: it must be on "
+            "the PATH of everyone who runs the agent here"
+        )
+    elif not hooks.runs(hooks.program_path()):
+        notes.append(f"{hooks.program_path()} is not an executable file yet: reinstall nano-brain")
+    if agent == "codex" and outcome.written:
+        notes.append(
+            "Codex runs new or changed hooks only once you review and trust them: "
+            "open /hooks in Codex"
+        )
+    if agent == "codex" and scope == "local":
+        notes.append(
+            "Codex has one project file, .codex/hooks.json, and it now names this machine's "
+            "path: keep it out of git (or install with --scope project)"
+        )
+    if agent == "claude-code" and scope == "local" and outcome.written:
+        notes.append(
+            "Claude Code keeps .claude/settings.local.json out of git only when it creates the "
+            "file itself: make sure .gitignore lists it"
+        )
+    return notes
+
+
+def _outcome_data(agent: str, scope: str, outcome: hooks.Outcome) -> dict[str, object]:
+    return {
+        "agent": agent,
+        "scope": scope,
+        "path": str(outcome.path),
+        "written": outcome.written,
+        "changes": [{"event": c.event, "action": c.action} for c in outcome.changes],
+    }
+
+
+def _echo_outcome(agent: str, scope: str, outcome: hooks.Outcome, nothing: str) -> None:
+    click.echo(f"{agent}, {scope} scope: {outcome.path}")
+    for change in outcome.changes:
+        click.echo(f"  {change.event:<17} {change.action}")
+    if not outcome.written:
+        click.echo(f"nothing changed: {nothing}")
+
+
+def _event_state(event: hooks.EventStatus) -> str:
+    if not event.installed:
+        return "not installed"
+    facts = [
+        "current" if event.current else "differs from this install",
+        "program ok" if event.program_ok else "program not found or not executable",
+    ]
+    return f"installed ({'; '.join(facts)}): {event.command}"
