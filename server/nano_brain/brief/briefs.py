@@ -15,7 +15,6 @@ open store and, for a prompt, the hybrid search (`search` in `Briefs`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..doctypes import origin
+from ..querywords import judged_terms
 from ..relevance import WORDS_ONLY, coverage, idf_weights
 from ..stems import stem
 from .edits import EditTarget, relative_path, touched_lines
@@ -31,7 +31,6 @@ from .render import BriefItem, render, snippet
 if TYPE_CHECKING:
     from ..store import QuickDoc, QuickReader
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _MAX_PROMPT_WORDS = 64
 PER_SECTION = 5
 """Items each session-start section shows at most."""
@@ -150,9 +149,7 @@ class Briefs:
     def _word_matches(self, text: str, limit: int) -> list[BriefItem]:
         """Notes and sessions holding the prompt's words, each judged on its words alone
         (`relevance.WORDS_ONLY`'s floor for related memory: no vectors on this path)."""
-        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text[:4000])))[
-            :_MAX_PROMPT_WORDS
-        ]
+        words = list(dict.fromkeys(judged_terms(text[:4000])))[:_MAX_PROMPT_WORDS]
         if not words:
             return []
         stems = {w: stem(w) for w in words}

@@ -38,7 +38,7 @@ class BriefItem:
         where = f"`{self.symbol}`: " if self.symbol else ""
         stale = f" ({self.stale})" if self.stale else ""
         body = f": {self.snippet}" if self.snippet else ""
-        return f"- {where}{_one_line(self.title)} [#{self.id}; {', '.join(facts)}]{stale}{body}"
+        return _one_line(f"- {where}{self.title} [#{self.id}; {', '.join(facts)}]{stale}{body}")
 
 
 def render(heading: str, sections: list[tuple[str, list[BriefItem]]], budget: int) -> str:

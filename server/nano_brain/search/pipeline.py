@@ -11,6 +11,7 @@ from .. import relevance
 from ..errors import NanoBrainError
 from ..filters import Filters
 from ..models import SearchHit, SearchResponse, origin_of
+from ..querywords import judged_terms
 from ..store import BM25_WEIGHTS, Hit
 from ..store.spaces import Space
 from ..timeutil import iso
@@ -20,7 +21,7 @@ from .pool import legs_pool, settle
 from .request import SearchRequest
 from .scoring import Scoring, collect
 from .vector import VectorLegs
-from .words import CJK, code_query, query_words, snippet
+from .words import code_query, snippet
 
 log = logging.getLogger(__name__)
 
@@ -184,13 +185,7 @@ class SearchPipeline(LexicalLegs, VectorLegs, Scoring):
                 group.append(item)
         top = [item for group in per_space.values() for item in group]
         # split as the index splits `forwarded_allow_ips`, so the query's words are the text's
-        terms = [
-            part
-            for t in query_words(request.query)
-            if not CJK.search(t)
-            for part in t.split("_")
-            if part
-        ]
+        terms = judged_terms(request.query)
         counts, total = self._store.term_counts(terms) if terms else ({}, 0)
         weights = relevance.idf_weights(terms, counts, total)
         texts = self._store.chunk_texts(s.cand.chunk_id for s in top)

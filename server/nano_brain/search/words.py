@@ -4,8 +4,11 @@ terms, a code query without language names, feedback words, and the snippet show
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
+
+from ..querywords import CJK, STOPWORDS, WORD, query_words
+
+__all__ = ["CJK", "WORD", "code_query", "feedback_words", "query_words", "snippet", "trigram_terms"]
 
 # Words naming a language say which code, not what it does ("python read csv"); dropped from
 # code-only keyword queries that have other words. ("go" is too common an English word to drop.)
@@ -13,25 +16,6 @@ _LANGUAGE_WORDS = frozenset(
     """python python2 python3 py pythonic javascript js node nodejs typescript ts tsx jsx java
     golang rust ruby""".split()
 )
-WORD = re.compile(r"\w+", re.UNICODE)
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_STOPWORDS = frozenset(
-    """s t ll re ve d m a about above after again against all am an and any are as at be because
-    been before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his how i if
-    in into is it its itself just me more most my myself no nor not of off on once only or
-    other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours
-    yourself yourselves""".split()
-)
-
-
-def query_words(query: str) -> list[str]:
-    """Query words for the lexical leg, stopwords dropped unless nothing else is left."""
-    words = [w.lower() for w in WORD.findall(query)]
-    kept = [w for w in words if w not in _STOPWORDS]
-    return list(dict.fromkeys(kept or words))
 
 
 def trigram_terms(term: str) -> list[str]:
@@ -57,7 +41,7 @@ def feedback_words(
     seen_in: Counter[str] = Counter()
     for body in pool:
         seen_in.update(set(WORD.findall(body.lower())))
-    skip = _STOPWORDS | query_terms
+    skip = STOPWORDS | query_terms
     counts: Counter[str] = Counter()
     for body in best:
         counts.update(
