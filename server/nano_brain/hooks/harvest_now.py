@@ -30,9 +30,13 @@ def main(argv: list[str]) -> int:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return 0  # the running harvest sees `again` and makes one more pass
+        from ..config import load_config
         from ..workspace import Workspace
 
-        with Workspace.open(root) as ws:
+        # the summaries are written now; their vectors wait for the next index or sidecar,
+        # so a stop hook after every turn never loads the embedding models
+        config = load_config(root, overrides={"embedding": {"embed_on_write": False}})
+        with Workspace.open(root, config=config, actor="harvest", create=False) as ws:
             while again.exists():
                 again.unlink(missing_ok=True)
                 ws.harvester.run_once(agents=[agent])  # type: ignore[list-item]
