@@ -40,3 +40,12 @@ def cache_dir() -> Path:
 def default_db_path(root: Path) -> Path:
     """`<data dir>/workspaces/<id>/brain.db` for a workspace root."""
     return data_dir() / "workspaces" / workspace_id(root) / "brain.db"
+
+
+ENDPOINT_FILE = "mcp-endpoint.json"
+"""A running server's endpoint file, in its workspace's state folder (`serving.statefiles`)."""
+
+
+def workspace_state_path(workspace_id: str, name: str) -> Path:
+    """`<state dir>/workspaces/<id>/<name>`, without creating anything (readers probe it)."""
+    return state_dir() / "workspaces" / workspace_id / name

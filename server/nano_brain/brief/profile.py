@@ -29,6 +29,7 @@ from .briefs import Budgets
 log = logging.getLogger(__name__)
 
 PROFILE_VERSION = 1
+PROFILE_FILE = "hooks-profile.json"
 _WORKSPACE_FILE = ".nano-brain.yml"  # config.WORKSPACE_CONFIG_NAME (a test checks they agree)
 _TRUST_FILE = "trusted-configs.json"  # trust.TRUST_FILE (a test checks they agree)
 
@@ -50,7 +51,7 @@ class Profile:
 
 
 def profile_path(workspace_id: str) -> Path:
-    return paths.state_dir() / "workspaces" / workspace_id / "hooks-profile.json"
+    return paths.workspace_state_path(workspace_id, PROFILE_FILE)
 
 
 def signature(root: Path) -> list[Any]:

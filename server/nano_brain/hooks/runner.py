@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..brief.hookio import MAX_INPUT_BYTES, HookRequest, answer, parse
+from ..brief.profile import PROFILE_FILE
 
 _DEADLINE_S = 5.0
 """The deadline before the profile is read (its `deadline_ms` then applies)."""
@@ -97,8 +97,7 @@ def _workspace_root(request: HookRequest) -> Path | None:
         return None
     folder = paths.workspace_root(folder)
     for candidate in (folder, *folder.parents):
-        wid = paths.workspace_id(candidate)
-        profile = paths.state_dir() / "workspaces" / wid / "hooks-profile.json"
+        profile = paths.workspace_state_path(paths.workspace_id(candidate), PROFILE_FILE)
         if profile.exists() or paths.default_db_path(candidate).exists():
             return candidate
     return None
@@ -108,6 +107,10 @@ def _ask_server(
     workspace_id: str, request: HookRequest, raw: bytes, started: float
 ) -> dict[str, Any] | None:
     """The running server's answer ({} for "nothing to add"); None when no server answered."""
+    from .. import paths
+
+    if not paths.workspace_state_path(workspace_id, paths.ENDPOINT_FILE).exists():
+        return None  # no server has run here: skip the imports of reading its endpoint
     from ..serving.statefiles import read_endpoint
 
     endpoint = read_endpoint(workspace_id)
@@ -121,6 +124,8 @@ def _ask_server(
 
 def _harvest_later(agent: str, root: Path) -> None:
     """Harvest the agent's sessions in a detached process (the hook returns at once)."""
+    import subprocess
+
     subprocess.Popen(
         [sys.executable, "-m", "nano_brain.hooks.harvest_now", agent, str(root)],
         stdin=subprocess.DEVNULL,

@@ -69,7 +69,7 @@ def token_path(workspace_id: str) -> Path:
 
 
 def endpoint_path(workspace_id: str) -> Path:
-    return workspace_state_dir(workspace_id) / "mcp-endpoint.json"
+    return workspace_state_dir(workspace_id) / paths.ENDPOINT_FILE
 
 
 def write_endpoint(workspace_id: str, endpoint: Endpoint) -> Path:
