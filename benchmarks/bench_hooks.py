@@ -223,7 +223,8 @@ def build(home: Path, notes: int, files: int, env: dict[str, str]) -> Built:
     functions = write_code(root, files, rng)
     subprocess.run(
         [str(BIN / "nano-brain"), "index", "--workspace", str(root), "--no-embed", "--json"],
-        env=env, check=True, stdout=subprocess.DEVNULL,
+        # no history even when --keep lies inside a git repository
+        env={**env, "NANO_BRAIN_HISTORY__ENABLED": "false"}, check=True, stdout=subprocess.DEVNULL,
     )  # fmt: skip
     indexed = time.perf_counter()
     ids, texts = write_notes(root, notes, rng)
