@@ -110,7 +110,7 @@ def test_a_prompt_gets_matching_memory_and_an_unrelated_one_nothing(billing, wor
 
 def test_budgets_bound_each_brief(billing, workspace) -> None:
     brain, _ = billing
-    for i in range(40):
+    for i in range(15):  # enough to overflow 300 characters, few enough to be looked up
         brain.write(f"Note {i} about deploy windows and release trains.", title=f"Deploy note {i}")
     with Briefs.open(
         brain.store_path, brain.workspace_id, workspace, Budgets(300, 300, 300)

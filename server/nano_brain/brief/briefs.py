@@ -32,6 +32,12 @@ if TYPE_CHECKING:
     from ..store import QuickDoc, QuickReader
 
 _MAX_PROMPT_WORDS = 64
+_MAX_MATCH_WORDS = 8
+_COMMON_SHARE = 0.05
+_COMMON_MIN = 20
+"""A word in more than this share of the chunks (and more than `_COMMON_MIN` of them) is not
+looked up (it still counts, by its
+small weight, in the coverage the floor judges)."""
 PER_SECTION = 5
 """Items each session-start section shows at most."""
 
@@ -155,7 +161,14 @@ class Briefs:
         stems = {w: stem(w) for w in words}
         by_stem, total = self.reader.term_counts(list(stems.values()))
         weights = idf_weights(words, {w: by_stem.get(s, 0) for w, s in stems.items()}, total)
-        docs = self.reader.word_matches(list(stems.values()), ("note", "session"), limit * 4)
+        # looked up by its rarer words only: a word in most chunks ("the", "function") would
+        # have FTS5 rank nearly every chunk, and weighs next to nothing in the coverage
+        common = max(_COMMON_SHARE * total, _COMMON_MIN)
+        rare = sorted(
+            (s for s in set(stems.values()) if 0 < by_stem.get(s, 0) <= common),
+            key=lambda s: (by_stem.get(s, 0), s),
+        )[:_MAX_MATCH_WORDS]
+        docs = self.reader.word_matches(rare, ("note", "session"), limit * 4)
         kept = [d for d in docs if coverage(weights, f"{d.title}\n{d.text}") >= WORDS_ONLY.related]
         return [_item(d) for d in kept[:limit]]
 

@@ -29,7 +29,9 @@ from .migrations import SCHEMA_VERSION
 #: The default read's documents (see `predicate.predicate`): current, visible status, no commit.
 _VISIBLE = (
     "d.valid_to IS NULL AND d.kind != 'commit' "
-    f"AND d.status IN ({','.join(repr(s) for s in DEFAULT_STATUSES)})"
+    # `+`: not by the status index, which would read every active document before the
+    # newest few (the store's predicate spells it so too: `predicate.SQLITE.current_status`)
+    f"AND +d.status IN ({','.join(repr(s) for s in DEFAULT_STATUSES)})"
 )
 _DECISION = (
     f"(d.collection = '{DECISION_COLLECTION}' OR EXISTS (SELECT 1 FROM document_tags t "
