@@ -175,3 +175,26 @@ def test_a_config_change_reaches_the_next_hook(billing, workspace) -> None:
     )
     config.write_text("hooks:\n  enabled: false\n")
     _nothing(run_hook("claude-code", "pre-edit", payload))
+
+
+def test_gemini_cli_gets_context_as_its_docs_say_and_an_empty_object_otherwise(
+    billing, workspace
+) -> None:
+    start = run_hook(
+        "gemini", "session-start", event("gemini", "session-start", WORKSPACE=str(workspace))
+    )
+    assert f"#{billing['decision']}" in _context(start, "SessionStart")
+    prompt = event(
+        "gemini", "prompt", WORKSPACE=str(workspace), PROMPT="which day does the deploy run?"
+    )
+    assert f"#{billing['deploy']}" in _context(run_hook("gemini", "prompt", prompt), "BeforeAgent")
+    # Gemini CLI shows any other stdout to the user: "nothing" is an empty JSON object
+    unrelated = event("gemini", "prompt", WORKSPACE=str(workspace), PROMPT="quantum chromodynamics")
+    for name, payload in (
+        ("prompt", unrelated),
+        ("stop", event("gemini", "stop", WORKSPACE=str(workspace))),
+        ("session-end", event("gemini", "session-end", WORKSPACE=str(workspace))),
+        ("prompt", b"{not json"),
+    ):
+        done = run_hook("gemini", name, payload)
+        assert done.returncode == 0 and json.loads(done.stdout) == {}, (name, done.stdout)

@@ -22,9 +22,9 @@ from .edits import EditTarget, edit_targets
 if TYPE_CHECKING:
     from .briefs import Briefs
 
-Agent = Literal["claude-code", "codex"]
+Agent = Literal["claude-code", "codex", "gemini"]
 Event = Literal["session-start", "prompt", "pre-edit", "stop", "session-end"]
-AGENTS: tuple[Agent, ...] = ("claude-code", "codex")
+AGENTS: tuple[Agent, ...] = ("claude-code", "codex", "gemini")
 EVENTS: tuple[Event, ...] = ("session-start", "prompt", "pre-edit", "stop", "session-end")
 MAX_INPUT_BYTES = 1024 * 1024
 """A hook input larger than this is not read (Claude Code's own inputs are far smaller; a
@@ -38,6 +38,14 @@ _EVENT_NAMES: dict[Event, str] = {
     "stop": "Stop",
     "session-end": "SessionEnd",
 }
+#: Where an agent names an event otherwise (Gemini CLI: `BeforeAgent` on a prompt).
+_AGENT_EVENT_NAMES: dict[tuple[Agent, Event], str] = {
+    ("gemini", "prompt"): "BeforeAgent",
+    ("gemini", "stop"): "AfterAgent",
+}
+#: Agents that want a JSON object on stdout even when a hook adds nothing (Gemini CLI turns
+#: any other output into a message to the user).
+EMPTY_ANSWER: dict[str, dict[str, Any]] = {"gemini": {}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +125,9 @@ def answer(
         return None
     return {
         "hookSpecificOutput": {
-            "hookEventName": _EVENT_NAMES[request.event],
+            "hookEventName": _AGENT_EVENT_NAMES.get(
+                (request.agent, request.event), _EVENT_NAMES[request.event]
+            ),
             "additionalContext": text,
             **decision,
         }

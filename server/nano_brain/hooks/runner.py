@@ -25,9 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..brief.hookio import MAX_INPUT_BYTES, HookRequest, answer, parse
+from ..brief.hookio import EMPTY_ANSWER, MAX_INPUT_BYTES, HookRequest, answer, parse
 from ..brief.profile import PROFILE_FILE
 
+#: The variable in which an agent names the project folder it started in.
+_PROJECT_DIR_VARS = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
 _DEADLINE_S = 5.0
 """The deadline before the profile is read (its `deadline_ms` then applies)."""
 
@@ -36,24 +38,24 @@ def main(argv: list[str] | None = None) -> int:
     """The console script's entry point; always returns 0."""
     started = time.monotonic()
     args = sys.argv[1:] if argv is None else argv
-    watchdog = _arm(_DEADLINE_S)
+    empty = EMPTY_ANSWER.get(args[0]) if args else None
+    watchdog = _arm(_DEADLINE_S, empty)
+    output: dict[str, Any] | None = None
     try:
         if len(args) != 2:
             _note("usage: nano-brain-hook AGENT EVENT (input JSON on stdin)")
-            return 0
-        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-        request = parse(args[0], args[1], raw)
-        if request is None:
-            _note(f"{args[0]} {args[1]}: the input is not a hook event this program knows")
-            return 0
-        output = _answer(request, raw, started, watchdog)
-        if output is not None:
-            sys.stdout.write(json.dumps(output, ensure_ascii=False))
-            sys.stdout.flush()
+        else:
+            raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+            request = parse(args[0], args[1], raw)
+            if request is None:
+                _note(f"{args[0]} {args[1]}: the input is not a hook event this program knows")
+            else:
+                output = _answer(request, raw, started, watchdog)
     except Exception as exc:  # a hook must never break the agent's loop
         _note(f"{args[:2]}: {exc.__class__.__name__}: {exc}")
     finally:
         watchdog.cancel()
+    _print(output if output is not None else empty)
     return 0
 
 
@@ -74,7 +76,8 @@ def _answer(
     if not profile.enabled or profile.team:
         return None  # a team store's notes are on the server: only a sidecar can answer
     watchdog.cancel()
-    _arm(max(0.05, profile.deadline_ms / 1000 - (time.monotonic() - started)))
+    remaining = profile.deadline_ms / 1000 - (time.monotonic() - started)
+    _arm(max(0.05, remaining), EMPTY_ANSWER.get(request.agent))
     from ..brief.briefs import Briefs
 
     with Briefs.open(Path(profile.db_path), profile.workspace_id, root, profile.budgets) as briefs:
@@ -91,7 +94,7 @@ def _workspace_root(request: HookRequest) -> Path | None:
     or cwd upwards, that has a store or a hook profile."""
     from .. import paths
 
-    start = os.environ.get("CLAUDE_PROJECT_DIR") if request.agent == "claude-code" else None
+    start = os.environ.get(_PROJECT_DIR_VARS.get(request.agent, ""))
     folder = Path(start or request.cwd or os.getcwd())
     if not folder.is_absolute():
         return None
@@ -136,17 +139,25 @@ def _harvest_later(agent: str, root: Path) -> None:
     )
 
 
-def _arm(seconds: float) -> threading.Timer:
-    """Exit with no output once `seconds` pass: the agent goes on without this hook."""
+def _arm(seconds: float, empty: dict[str, Any] | None) -> threading.Timer:
+    """Exit once `seconds` pass, printing only what the agent takes for "nothing": the agent
+    goes on without this hook."""
 
     def expire() -> None:
         _note(f"no answer within {seconds:.2f} s: nothing added")
+        _print(empty)
         os._exit(0)
 
     timer = threading.Timer(seconds, expire)
     timer.daemon = True
     timer.start()
     return timer
+
+
+def _print(output: dict[str, Any] | None) -> None:
+    if output is not None:
+        sys.stdout.write(json.dumps(output, ensure_ascii=False))
+        sys.stdout.flush()
 
 
 def _note(line: str) -> None:
