@@ -390,8 +390,8 @@ def test_a_settings_file_over_the_bound_is_refused(home: Path, root: Path) -> No
 
 
 def test_an_unknown_agent_or_scope_is_refused(root: Path) -> None:
-    with pytest.raises(InvalidInputError, match="unknown agent 'gemini'"):
-        hooks.settings_path("gemini", "user", root)
+    with pytest.raises(InvalidInputError, match="unknown agent 'cursor'"):
+        hooks.settings_path("cursor", "user", root)
     with pytest.raises(InvalidInputError, match="unknown scope 'team'"):
         hooks.settings_path("codex", "team", root)
 
@@ -437,6 +437,127 @@ def test_codex_status_shows_its_shared_project_file_once(home: Path, root: Path)
         "Stop",
     ]
     assert all(e.installed and e.current and not e.program_ok for e in files[1].events)
+
+
+# -- Gemini CLI -----------------------------------------------------------------------------
+
+
+def gemini_ours(runner: str, arg: str, timeout: int, description: str) -> dict[str, Any]:
+    return {
+        "name": f"nano-brain-{arg}",
+        "type": "command",
+        "command": f"{runner} gemini {arg}",
+        "timeout": timeout,
+        "description": description,
+    }
+
+
+def gemini_entries(runner: str) -> dict[str, Any]:
+    """The contract, written out: our events in Gemini CLI's settings, timeouts in ms."""
+    start = "nano-brain: adds the project's decisions and recent work at session start"
+    prompt = "nano-brain: adds the decisions and notes relevant to each prompt"
+    stop = "nano-brain: adds the finished turn to the project's memory"
+    end = "nano-brain: adds the ended session to the project's memory"
+    return {
+        "SessionStart": [
+            {"matcher": "*", "hooks": [gemini_ours(runner, "session-start", 10000, start)]}
+        ],
+        "BeforeAgent": [{"matcher": "*", "hooks": [gemini_ours(runner, "prompt", 10000, prompt)]}],
+        "AfterAgent": [{"matcher": "*", "hooks": [gemini_ours(runner, "stop", 10000, stop)]}],
+        "SessionEnd": [{"matcher": "*", "hooks": [gemini_ours(runner, "session-end", 5000, end)]}],
+    }
+
+
+def gemini_settings() -> dict[str, Any]:
+    """A Gemini CLI settings file: all of its settings, one hook of another tool's."""
+    guard = {"name": "guard", "type": "command", "command": "guard.sh", "timeout": 3000}
+    return {
+        "theme": "GitHub",
+        "mcpServers": {"docs": {"command": "docs-mcp", "args": ["--port", "0"], "trust": False}},
+        "hooksConfig": {"enabled": True, "disabled": ["guard"]},
+        "hooks": {
+            "BeforeTool": [{"matcher": "write_file|replace", "sequential": True, "hooks": [guard]}],
+            "SessionStart": [{"matcher": "startup", "hooks": [theirs("say hi")]}],
+        },
+        "general": {"vimMode": True, "preferredEditor": "vim"},
+    }
+
+
+def test_gemini_install_keeps_its_other_settings_and_hooks(home: Path, root: Path) -> None:
+    path = home / ".gemini" / "settings.json"
+    original = gemini_settings()
+    raw = write_json(path, original)
+    outcome = hooks.install("gemini", "user", root, program=OLD, home=home)
+    assert outcome.path == path and outcome.written
+    assert [(c.event, c.action) for c in outcome.changes] == [
+        ("SessionStart", "added"),
+        ("BeforeAgent", "added"),
+        ("AfterAgent", "added"),
+        ("SessionEnd", "added"),
+    ]
+    data = json.loads(path.read_text())
+    assert list(data) == ["theme", "mcpServers", "hooksConfig", "hooks", "general"]
+    for key in ("theme", "mcpServers", "hooksConfig", "general"):
+        assert data[key] == original[key], key
+    ours_ = gemini_entries(OLD)
+    assert data["hooks"] == {
+        "BeforeTool": original["hooks"]["BeforeTool"],  # no before-edit hook of ours
+        "SessionStart": original["hooks"]["SessionStart"] + ours_["SessionStart"],
+        "BeforeAgent": ours_["BeforeAgent"],
+        "AfterAgent": ours_["AfterAgent"],
+        "SessionEnd": ours_["SessionEnd"],
+    }
+    before = path.read_bytes()
+    os.utime(path, (1, 1))
+    again = hooks.install("gemini", "user", root, program=OLD, home=home)
+    assert not again.written and {c.action for c in again.changes} == {"unchanged"}
+    assert path.read_bytes() == before and path.stat().st_mtime == 1
+    gone = hooks.uninstall("gemini", "user", root, home=home)
+    assert gone.written and {c.action for c in gone.changes} == {"removed"}
+    assert path.read_bytes() == raw
+
+
+def test_gemini_has_one_project_file_and_status_lists_its_events(home: Path, root: Path) -> None:
+    project = hooks.install("gemini", "project", root, program=OLD, home=home)
+    assert project.path == root / ".gemini" / "settings.json"
+    assert json.loads(project.path.read_text()) == {"hooks": gemini_entries("nano-brain-hook")}
+    local = hooks.install("gemini", "local", root, program=OLD, home=home)
+    assert local.path == project.path
+    assert json.loads(local.path.read_text()) == {"hooks": gemini_entries(OLD)}
+    assert {c.action for c in local.changes} == {"replaced"}
+    files = hooks.status("gemini", root, program=OLD, home=home)
+    assert [(f.path, f.scopes, f.exists) for f in files] == [
+        (home / ".gemini" / "settings.json", ("user",), False),
+        (project.path, ("project", "local"), True),
+    ]
+    assert [e.event for e in files[1].events] == [
+        "SessionStart",
+        "BeforeAgent",
+        "AfterAgent",
+        "SessionEnd",
+    ]
+    assert all(e.installed and e.current and not e.program_ok for e in files[1].events)
+    assert files[1].events[3].command == f"{OLD} gemini session-end"
+    assert not any(e.installed for e in files[0].events)
+
+
+def test_gemini_timeouts_are_in_the_agent_table_unit() -> None:
+    for agent, scale in (("claude-code", 1), ("codex", 1), ("gemini", 1000)):
+        for spec in hooks.specs(agent):
+            handler = hooks.handler_for(agent, spec, "project")
+            assert handler["timeout"] == spec.timeout * scale, (agent, spec)
+            assert ("name" in handler) is (agent == "gemini")
+
+
+def test_gemini_settings_with_comments_are_refused_and_stay(home: Path, root: Path) -> None:
+    # Gemini CLI accepts comments in settings.json; writing it back would lose them
+    path = home / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    text = '{\n  // dark, please\n  "theme": "GitHub"\n}\n'
+    path.write_text(text)
+    with pytest.raises(InvalidInputError, match="is not valid JSON"):
+        hooks.install("gemini", "user", root, program=OLD, home=home)
+    assert path.read_text() == text
 
 
 # -- the command line -----------------------------------------------------------------------
@@ -513,3 +634,37 @@ def test_cli_refuses_a_broken_file_with_one_line_and_leaves_it(home: Path, root:
         f'nano-brain: error: {path}: "hooks" is a string, not an object'
     ]
     assert path.read_text() == '{"hooks": "none"}'
+
+
+def test_cli_gemini_notes_and_status(home: Path, root: Path) -> None:
+    out = cli(home, root, "install", "--agent", "gemini", "--scope", "project")
+    assert out.returncode == 0, out.stderr
+    path = root / ".gemini" / "settings.json"
+    assert out.stdout.splitlines()[:6] == [
+        f"gemini, project scope: {path}",
+        "  SessionStart      added",
+        "  BeforeAgent       added",
+        "  AfterAgent        added",
+        "  SessionEnd        added",
+        "each runs: nano-brain-hook gemini <event>",
+    ]
+    assert "note: Gemini CLI fingerprints project hooks" in out.stdout
+    assert (
+        "note: Gemini CLI cannot add context before a tool runs: decisions anchored to code "
+        "reach it at session start and with prompts"
+    ) in out.stdout.splitlines()
+    again = cli(home, root, "install", "--agent", "gemini", "--scope", "project")
+    assert "nothing changed" in again.stdout and "fingerprints" not in again.stdout
+    local = cli(home, root, "install", "--agent", "gemini", "--scope", "local")
+    assert local.returncode == 0, local.stderr
+    assert "Gemini CLI has one project file, .gemini/settings.json" in local.stdout
+    status = cli(home, root, "status", "--agent", "gemini")  # the file of project and local
+    assert (
+        f"  AfterAgent        installed (current; program not found or not executable): "
+        f"{OLD} gemini stop" in status.stdout.splitlines()
+    )
+    user = cli(home, root, "install", "--agent", "gemini")
+    assert "fingerprints" not in user.stdout and "cannot add context" in user.stdout
+    gone = cli(home, root, "uninstall", "--agent", "gemini", "--scope", "project")
+    assert gone.returncode == 0 and "  BeforeAgent       removed" in gone.stdout
+    assert json.loads(path.read_text()) == {}

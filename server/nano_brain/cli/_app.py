@@ -79,7 +79,8 @@ _MODULES: dict[str, dict[str, str]] = {
         "watch": "Harvest now, then whenever an agent's transcripts change (Ctrl-C stops).",
     },
     "hooks_cmd": {
-        "hooks": "Put nano-brain's hooks into Claude Code's or Codex's settings, or take them out.",
+        "hooks": "Put nano-brain's hooks into Claude Code's, Codex's or Gemini CLI's settings, "
+        "or take them out.",
     },
     "lsp_cmd": {
         "lsp": "Run the language server the editor starts; logs go to the editor, never stdout.",

@@ -30,7 +30,8 @@ scope_option = click.option(
 
 @main.group(name="hooks")
 def hooks_group() -> None:
-    """Put nano-brain's hooks into Claude Code's or Codex's settings, or take them out."""
+    """Put nano-brain's hooks into Claude Code's, Codex's or Gemini CLI's settings, or take
+    them out."""
 
 
 @hooks_group.command(name="install")
@@ -107,6 +108,7 @@ def _root(scope: str, workspace: Path | None) -> Path:
 
 
 def _install_notes(agent: str, scope: str, outcome: hooks.Outcome) -> list[str]:
+    row = hooks.agent_hooks(agent)
     notes = []
     if scope == "project":
         notes.append(
@@ -120,10 +122,20 @@ def _install_notes(agent: str, scope: str, outcome: hooks.Outcome) -> list[str]:
             "Codex runs new or changed hooks only once you review and trust them: "
             "open /hooks in Codex"
         )
-    if agent == "codex" and scope == "local":
+    if agent == "gemini" and scope != "user" and outcome.written:
         notes.append(
-            "Codex has one project file, .codex/hooks.json, and it now names this machine's "
-            "path: keep it out of git (or install with --scope project)"
+            "Gemini CLI fingerprints project hooks: it warns about these new or changed hooks "
+            "before it runs them"
+        )
+    if agent == "gemini":
+        notes.append(
+            "Gemini CLI cannot add context before a tool runs: decisions anchored to code "
+            "reach it at session start and with prompts"
+        )
+    if scope == "local" and row.shares_project_file:
+        notes.append(
+            f"{row.label} has one project file, {row.project_file}, and it now names this "
+            "machine's path: keep it out of git (or install with --scope project)"
         )
     if agent == "claude-code" and scope == "local" and outcome.written:
         notes.append(

@@ -1,12 +1,13 @@
 """nano-brain's entries in an agent's hook settings: put them in, take them out, report them.
 
-Claude Code and Codex read the same three-level JSON (event -> matcher group -> handlers) from
-files the user also edits by hand, and other tools add their own hooks there. So a change
-touches only our handlers, recognised by their program (`nano-brain-hook`, whatever its path),
-and drops a matcher group or an event only when removing ours left it empty. Everything else
-keeps its keys, values and order. A run that changes nothing leaves the file alone, byte for
-byte. A file that cannot be read safely (not JSON, an unexpected shape) is an error and stays as
-it was. The new text replaces the file atomically.
+The agents (their table is in `agents`) read the same three-level JSON (event -> matcher group
+-> handlers) from files the user also edits by hand (Gemini CLI's holds all of its settings),
+and other tools add their own hooks there. So a change touches only our handlers, recognised by
+their program (`nano-brain-hook`, whatever its path), and drops a matcher group or an event
+only when removing ours left it empty. Everything else keeps its keys, values and order. A run
+that changes nothing leaves the file alone, byte for byte. A file that cannot be read safely
+(not JSON, an unexpected shape) is an error and stays as it was. The new text replaces the
+file atomically.
 
 The merge functions (`install_into`, `uninstall_from`, `installed_in`) are pure; `install`,
 `uninstall` and `status` read and write the files.
@@ -29,6 +30,7 @@ from typing import Any, Literal
 
 from ..errors import InvalidInputError
 from ..jsonlimits import deeper_than
+from .agents import ABOUT, AGENT_HOOKS, AgentHooks, HookSpec
 
 PROGRAM = "nano-brain-hook"
 """The hook runner's console script; a handler whose command runs it is ours."""
@@ -36,43 +38,12 @@ PROGRAM = "nano-brain-hook"
 PROGRAM_ENV = "NANO_BRAIN_HOOK_PROGRAM"
 """Overrides the absolute path written for user and local scopes (tests, unusual installs)."""
 
-AGENTS = ("claude-code", "codex")
+AGENTS = tuple(AGENT_HOOKS)
 SCOPES = ("user", "project", "local")
 MAX_SETTINGS_BYTES = 5 * 1024 * 1024
 _MAX_DEPTH = 200  # far beyond any settings file, well within the parser's recursion
 
 Action = Literal["added", "replaced", "removed", "unchanged"]
-
-
-@dataclass(frozen=True)
-class HookSpec:
-    """One hook we install: the agent's event, its matcher (None: no matcher key), the
-    runner's event argument and the timeout in seconds."""
-
-    event: str
-    matcher: str | None
-    arg: str
-    timeout: int
-
-
-_SPECS: dict[str, tuple[HookSpec, ...]] = {
-    "claude-code": (
-        HookSpec("SessionStart", "startup|resume|clear|compact", "session-start", 10),
-        HookSpec("UserPromptSubmit", None, "prompt", 10),
-        HookSpec("PreToolUse", "Edit|MultiEdit|Write|NotebookEdit", "pre-edit", 10),
-        HookSpec("Stop", None, "stop", 10),
-        # SessionEnd hooks share a 1.5 s budget unless a hook's own timeout raises it
-        HookSpec("SessionEnd", None, "session-end", 5),
-    ),
-    # Codex has no SessionEnd; its PreToolUse sees file edits as apply_patch (Edit and Write
-    # are aliases of it)
-    "codex": (
-        HookSpec("SessionStart", "startup|resume", "session-start", 10),
-        HookSpec("UserPromptSubmit", None, "prompt", 10),
-        HookSpec("PreToolUse", "apply_patch|Edit|Write", "pre-edit", 10),
-        HookSpec("Stop", None, "stop", 10),
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -133,23 +104,25 @@ class FileStatus:
 # -- the agent table ------------------------------------------------------------------------
 
 
+def agent_hooks(agent: str) -> AgentHooks:
+    """`agent`'s row of the agent table."""
+    _check(agent, AGENTS, "agent")
+    return AGENT_HOOKS[agent]
+
+
 def specs(agent: str) -> tuple[HookSpec, ...]:
     """The hooks nano-brain installs for `agent`."""
-    _check(agent, AGENTS, "agent")
-    return _SPECS[agent]
+    return agent_hooks(agent).specs
 
 
 def settings_path(agent: str, scope: str, root: Path, home: Path | None = None) -> Path:
     """The file `agent` reads hooks of `scope` from; `root` is the workspace (project and
     local scopes), `home` the user's home (default: $HOME)."""
-    _check(agent, AGENTS, "agent")
+    row = agent_hooks(agent)
     _check(scope, SCOPES, "scope")
     if scope == "user":
-        base = home if home is not None else Path.home()
-        return base / (".claude/settings.json" if agent == "claude-code" else ".codex/hooks.json")
-    if agent == "codex":  # Codex has one project file, committed or not
-        return root / ".codex" / "hooks.json"
-    return root / ".claude" / ("settings.json" if scope == "project" else "settings.local.json")
+        return (home if home is not None else Path.home()) / row.user_file
+    return root / (row.project_file if scope == "project" else row.local_file)
 
 
 def program_path(program: str | Path | None = None) -> str:
@@ -180,11 +153,15 @@ def handler_for(
     agent: str, spec: HookSpec, scope: str, program: str | Path | None = None
 ) -> dict[str, Any]:
     """The handler object we write for `spec`."""
-    return {
+    row = agent_hooks(agent)
+    handler: dict[str, Any] = {
         "type": "command",
         "command": hook_command(agent, spec, scope, program),
-        "timeout": spec.timeout,
+        "timeout": row.timeout(spec),
     }
+    if row.named:  # Gemini CLI's /hooks enable|disable take a handler's name
+        handler = {"name": f"nano-brain-{spec.arg}", **handler, "description": ABOUT[spec.arg]}
+    return handler
 
 
 def is_ours(handler: Any) -> bool:
