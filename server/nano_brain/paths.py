@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 from pathlib import Path
-
-import platformdirs
 
 APP_NAME = "nano-brain"
 
@@ -22,19 +22,35 @@ def workspace_id(root: Path) -> str:
 
 
 def data_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return _user_dir("data", "XDG_DATA_HOME", ".local/share")
 
 
 def config_dir() -> Path:
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    return _user_dir("config", "XDG_CONFIG_HOME", ".config")
 
 
 def state_dir() -> Path:
-    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+    return _user_dir("state", "XDG_STATE_HOME", ".local/state")
 
 
 def cache_dir() -> Path:
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    return _user_dir("cache", "XDG_CACHE_HOME", ".cache")
+
+
+def _user_dir(kind: str, variable: str, default: str) -> Path:
+    """nano-brain's folder of this kind, as platformdirs names it. On Linux that is the XDG
+    rule (the variable when it holds an absolute path, else the default under the home
+    folder), spelled here
+    because importing platformdirs (tempfile, shutil, random) takes a fifth of an agent
+    hook's budget; elsewhere platformdirs decides."""
+    if sys.platform.startswith("linux"):
+        base = os.environ.get(variable, "").strip()
+        if not os.path.isabs(base):  # the XDG spec: a relative path is invalid, ignored
+            base = os.path.expanduser(f"~/{default}")
+        return Path(base) / APP_NAME
+    import platformdirs
+
+    return Path(getattr(platformdirs, f"user_{kind}_dir")(APP_NAME, appauthor=False))
 
 
 def default_db_path(root: Path) -> Path:
@@ -44,6 +60,8 @@ def default_db_path(root: Path) -> Path:
 
 ENDPOINT_FILE = "mcp-endpoint.json"
 """A running server's endpoint file, in its workspace's state folder (`serving.statefiles`)."""
+HOOKS_PROFILE_FILE = "hooks-profile.json"
+"""The hook settings kept for hook processes, in the workspace's state folder (`brief.profile`)."""
 
 
 def workspace_state_path(workspace_id: str, name: str) -> Path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -80,6 +79,8 @@ def read_private(path: Path, limit: int = MAX_PRIVATE_FILE_BYTES) -> str:
 
 
 def _write_temp(path: Path, text: str) -> Path:
+    import secrets  # only writers pay for it (a hook process reads)
+
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     try:

@@ -17,14 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..doctypes import origin
-from ..querywords import judged_terms
-from ..relevance import WORDS_ONLY, coverage, idf_weights
-from ..stems import stem
 from .edits import EditTarget, relative_path, touched_lines
 from .render import BriefItem, render, snippet
 
@@ -45,8 +41,7 @@ PromptSearch = Callable[[str, int], list[BriefItem]]
 """A search for a prompt's memory that applies its own relevance floor (the sidecar's)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Budgets:
+class Budgets(NamedTuple):
     """Characters each brief may hold (config `hooks`)."""
 
     session_start: int = 4000
@@ -155,6 +150,11 @@ class Briefs:
     def _word_matches(self, text: str, limit: int) -> list[BriefItem]:
         """Notes and sessions holding the prompt's words, each judged on its words alone
         (`relevance.WORDS_ONLY`'s floor for related memory: no vectors on this path)."""
+        # imported here: the other briefs do without the stemmer and the floor
+        from ..querywords import judged_terms
+        from ..relevance import WORDS_ONLY, coverage, idf_weights
+        from ..stems import stem
+
         words = list(dict.fromkeys(judged_terms(text[:4000])))[:_MAX_PROMPT_WORDS]
         if not words:
             return []

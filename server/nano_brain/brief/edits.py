@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A file larger than this is not read: the edit counts as touching the whole file."""
@@ -22,12 +21,11 @@ MAX_TARGETS = 20
 _WHOLE_FILE_TOOLS = {"Write": "file_path", "NotebookEdit": "notebook_path"}
 
 
-@dataclass(frozen=True, slots=True)
-class EditTarget:
+class EditTarget(NamedTuple):
     """One file an edit changes; `old_texts` empty: the whole file (a write, a new file)."""
 
     path: str
-    old_texts: tuple[str, ...] = field(default=())
+    old_texts: tuple[str, ...] = ()
 
 
 def edit_targets(tool_name: str, tool_input: Mapping[str, Any]) -> list[EditTarget]:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .edits import EditTarget, edit_targets
 
@@ -48,8 +47,7 @@ _AGENT_EVENT_NAMES: dict[tuple[Agent, Event], str] = {
 EMPTY_ANSWER: dict[str, dict[str, Any]] = {"gemini": {}}
 
 
-@dataclass(frozen=True, slots=True)
-class HookRequest:
+class HookRequest(NamedTuple):
     """One hook event, whatever the agent."""
 
     agent: Agent
@@ -58,7 +56,7 @@ class HookRequest:
     session_id: str = ""
     transcript_path: str = ""
     prompt: str = ""
-    edits: tuple[EditTarget, ...] = field(default=())
+    edits: tuple[EditTarget, ...] = ()
 
 
 def parse(agent: str, event: str, raw: bytes | str | Mapping[str, Any]) -> HookRequest | None:

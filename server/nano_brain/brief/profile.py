@@ -18,9 +18,8 @@ import hashlib
 import json
 import logging
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import paths
 from ..privatefiles import private_dir, read_private, write_private
@@ -29,13 +28,11 @@ from .briefs import Budgets
 log = logging.getLogger(__name__)
 
 PROFILE_VERSION = 1
-PROFILE_FILE = "hooks-profile.json"
 _WORKSPACE_FILE = ".nano-brain.yml"  # config.WORKSPACE_CONFIG_NAME (a test checks they agree)
 _TRUST_FILE = "trusted-configs.json"  # trust.TRUST_FILE (a test checks they agree)
 
 
-@dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(NamedTuple):
     """A workspace's hook settings, as its config decided them."""
 
     root: str
@@ -51,7 +48,7 @@ class Profile:
 
 
 def profile_path(workspace_id: str) -> Path:
-    return paths.workspace_state_path(workspace_id, PROFILE_FILE)
+    return paths.workspace_state_path(workspace_id, paths.HOOKS_PROFILE_FILE)
 
 
 def signature(root: Path) -> list[Any]:
@@ -121,7 +118,17 @@ def build_profile(root: Path) -> Profile:
     path = profile_path(profile.workspace_id)
     try:
         private_dir(path.parent)
-        write_private(path, json.dumps({"version": PROFILE_VERSION, **asdict(profile)}) + "\n")
+        write_private(
+            path,
+            json.dumps(
+                {
+                    "version": PROFILE_VERSION,
+                    **profile._asdict(),
+                    "budgets": profile.budgets._asdict(),
+                }
+            )
+            + "\n",
+        )
     except OSError as exc:  # read-only state folder: the hooks still answer, only slower
         log.info("cannot write %s: %s", path, exc)
     return profile

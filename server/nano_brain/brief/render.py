@@ -9,15 +9,14 @@ cut to a character budget on whole lines.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 HARD_LIMIT = 9_500
 """The most any brief holds: Claude Code keeps hook output up to 10,000 characters in context
 and moves the rest to a file."""
 
 
-@dataclass(frozen=True, slots=True)
-class BriefItem:
+class BriefItem(NamedTuple):
     """One note, decision or session in a brief."""
 
     id: str

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from ..brief.hookio import EMPTY_ANSWER, MAX_INPUT_BYTES, HookRequest, answer, parse
-from ..brief.profile import PROFILE_FILE
 
 #: The variable in which an agent names the project folder it started in.
 _PROJECT_DIR_VARS = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
@@ -100,7 +99,9 @@ def _workspace_root(request: HookRequest) -> Path | None:
         return None
     folder = paths.workspace_root(folder)
     for candidate in (folder, *folder.parents):
-        profile = paths.workspace_state_path(paths.workspace_id(candidate), PROFILE_FILE)
+        profile = paths.workspace_state_path(
+            paths.workspace_id(candidate), paths.HOOKS_PROFILE_FILE
+        )
         if profile.exists() or paths.default_db_path(candidate).exists():
             return candidate
     return None

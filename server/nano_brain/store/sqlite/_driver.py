@@ -11,8 +11,8 @@ import importlib.util
 import logging
 import os
 import sqlite3 as _stdlib_sqlite3
-from dataclasses import dataclass
 from types import ModuleType
+from typing import NamedTuple
 
 from ...errors import StoreError
 
@@ -74,8 +74,7 @@ def load_vec(conn: _stdlib_sqlite3.Connection) -> None:
     conn.enable_load_extension(False)
 
 
-@dataclass(frozen=True, slots=True)
-class EngineProbe:
+class EngineProbe(NamedTuple):
     """What this process's SQLite can do, as `nano-brain doctor` reports it."""
 
     name: str

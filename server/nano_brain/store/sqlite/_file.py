@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import stat
 import threading
 import time
@@ -350,6 +349,8 @@ def _create(path: Path) -> None:
     folder = path.parent
     if not os.access(folder, os.W_OK | os.X_OK):
         raise StoreReadOnlyError(f"cannot create the store {path}: its folder is not writable")
+    import secrets  # only a new store needs it, not a reader
+
     temporary = folder / f".{path.name}.{secrets.token_hex(4)}.new"
     try:
         os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))

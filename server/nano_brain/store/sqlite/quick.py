@@ -15,9 +15,8 @@ caller then takes the full path, which migrates.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...doctypes import DECISION_COLLECTION, DECISION_TAGS, DEFAULT_STATUSES
 from ...errors import StoreError
@@ -49,8 +48,7 @@ class QuickReaderError(StoreError):
     """The store cannot be read on the quick path (missing, damaged, another schema)."""
 
 
-@dataclass(frozen=True, slots=True)
-class QuickDoc:
+class QuickDoc(NamedTuple):
     """A document as the hooks show it."""
 
     uid: str
@@ -66,8 +64,7 @@ class QuickDoc:
     decision: bool
 
 
-@dataclass(frozen=True, slots=True)
-class QuickSymbol:
+class QuickSymbol(NamedTuple):
     """A symbol of the code index, with its text's hash now."""
 
     qualified_name: str
@@ -77,8 +74,7 @@ class QuickSymbol:
     sha256: str
 
 
-@dataclass(frozen=True, slots=True)
-class QuickAnchor:
+class QuickAnchor(NamedTuple):
     """A note anchored to a symbol, and the symbol's hash when it was anchored."""
 
     qualified_name: str
