@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..store import QuickDoc, QuickReader
 
 _MAX_PROMPT_WORDS = 64
-_MAX_MATCH_WORDS = 8
+_MAX_MATCH_WORDS = 4
 _COMMON_SHARE = 0.05
 _COMMON_MIN = 20
 """A word in more than this share of the chunks (and more than `_COMMON_MIN` of them) is not

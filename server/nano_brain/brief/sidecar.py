@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_DEPTH = 20
+"""Candidates each search leg brings to fusion for a prompt's memory."""
+
 
 class SidecarBriefs:
     """The hooks' answers for one open workspace (one per server, shared by requests)."""
@@ -55,8 +58,16 @@ class SidecarBriefs:
 
     def _search(self, text: str, limit: int) -> list[BriefItem]:
         """Notes and sessions for a prompt, above the floor for memory offered unasked."""
+        # no expansion and a shallow pool: a hook has tens of milliseconds, and what is
+        # offered unasked needs the best matches, not the recall of a long list
         request = SearchRequest(
-            query=text[:1000], kind=["note", "session"], limit=limit, floor="related", track=False
+            query=text[:1000],
+            kind=["note", "session"],
+            limit=limit,
+            floor="related",
+            track=False,
+            expand=False,
+            depth=_DEPTH,
         )
         found = self.workspace.brain.search(request)
         return [

@@ -181,7 +181,19 @@ CREATE TRIGGER chunks_au AFTER UPDATE OF title, body ON chunks WHEN old.symbol !
 END;
 """
 
-MIGRATIONS: list[str] = [*EARLY_MIGRATIONS, _V10, _V11, _V12, _V13]
+# Lists of one kind, newest first (the wake-up, an agent's session start): walked from that
+# kind's newest current version, not across every code symbol's document; and the most used,
+# from the few documents read at least once. (Re-runnable: a user_version set back.)
+_V14 = """
+CREATE INDEX IF NOT EXISTS documents_kind_updated ON documents (kind, updated_at)
+    WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS documents_kind_created ON documents (kind, created_at)
+    WHERE valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS documents_accessed ON documents (access_count, last_accessed_at)
+    WHERE access_count > 0 AND valid_to IS NULL;
+"""
+
+MIGRATIONS: list[str] = [*EARLY_MIGRATIONS, _V10, _V11, _V12, _V13, _V14]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

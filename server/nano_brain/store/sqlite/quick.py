@@ -173,22 +173,30 @@ class QuickReader:
         self, *, kinds: Sequence[str], order: str, limit: int, decisions: bool = False
     ) -> list[QuickDoc]:
         """Visible documents of these kinds, newest (`updated`, `created`) or most used first."""
+        sql, params = self._documents_sql(kinds, order, limit, decisions)
+        return [_doc(r) for r in self._rows(sql, params)]
+
+    def _documents_sql(
+        self, kinds: Sequence[str], order: str, limit: int, decisions: bool
+    ) -> tuple[str, list[Any]]:
         orders = {
             "updated": "d.updated_at DESC, d.id DESC",
             "created": "d.created_at DESC, d.id DESC",
             "accessed": "d.access_count DESC, d.last_accessed_at DESC, d.id DESC",
         }
-        where = f"{_VISIBLE} AND d.kind IN ({','.join('?' * len(kinds))})"
+        # the most used come from the index of documents read at least once (`+`: not from
+        # the kind's index, which would sort every note of the kind)
+        kind = "+d.kind" if order == "accessed" else "d.kind"
+        where = f"{_VISIBLE} AND {kind} IN ({','.join('?' * len(kinds))})"
         if decisions:
             where += f" AND {_DECISION}"
         if order == "accessed":
             where += " AND d.access_count > 0"
-        rows = self._rows(
+        sql = (
             f"SELECT {_DOC} FROM documents d WHERE d.workspace_id = ? AND {where} "
-            f"ORDER BY {orders[order]} LIMIT ?",
-            (self.workspace_id, *kinds, limit),
+            f"ORDER BY {orders[order]} LIMIT ?"
         )
-        return [_doc(r) for r in rows]
+        return sql, [self.workspace_id, *kinds, limit]
 
     def word_matches(
         self, stems: Sequence[str], kinds: Sequence[str], limit: int
@@ -206,7 +214,7 @@ class QuickReader:
             "JOIN documents d ON d.id = hit.doc_id "
             f"WHERE d.workspace_id = ? AND {_VISIBLE} "
             f"AND d.kind IN ({','.join('?' * len(kinds))}) ORDER BY hit.best LIMIT ?",
-            (match, limit * 20, self.workspace_id, *kinds, limit),
+            (match, limit * 5, self.workspace_id, *kinds, limit),
         )
         return [_doc(r) for r in rows]
 
