@@ -15,15 +15,8 @@ import pytest
 from nano_brain import Brain
 from nano_brain.config import load_config
 from nano_brain.lsp.related import related_memories
-from nano_brain.relevance import (
-    CALIBRATED,
-    WORDS_ONLY,
-    asks_for_code,
-    coverage,
-    idf_weights,
-    judge,
-    order,
-)
+from nano_brain.querywords import coverage, idf_weights
+from nano_brain.relevance import CALIBRATED, WORDS_ONLY, asks_for_code, judge, order
 from nano_brain.search import validate_request
 from nano_brain.why import related_to
 

@@ -28,13 +28,11 @@ tables.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .stems import stem
+from .querywords import INDEX_WORD, WORDS_ONLY_LIST, WORDS_ONLY_RELATED
 from .store.spaces import Space
 
 Level = Literal["list", "related", "off"]
@@ -61,11 +59,8 @@ CALIBRATED: dict[str, Floors] = {
     # 0.56), 0.6% of off-topic questions (LoCoMo's, against CoSQA's 6,267 functions) reach 0.45
     "local/all-minilm-l6-v2-int8": Floors(0.45, 0.50),
 }
-WORDS_ONLY = Floors(0.40, 0.50)
+WORDS_ONLY = Floors(WORDS_ONLY_LIST, WORDS_ONLY_RELATED)
 """Floors on word coverage alone, for a space whose vector leg did not run."""
-
-# what FTS5's unicode61 tokenizer calls a word: letters and digits; `_` separates (`on_startup`)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 @dataclass(slots=True)
@@ -168,7 +163,7 @@ _IDENTIFIER = re.compile(
 
 def asks_for_code(query: str) -> bool:
     """Whether the query names code (a code word or an identifier's shape)."""
-    words = {w.lower() for w in _WORD.findall(query)}
+    words = {w.lower() for w in INDEX_WORD.findall(query)}
     return bool(words & _CODE_WORDS) or _IDENTIFIER.search(query) is not None
 
 
@@ -195,24 +190,6 @@ def space_of(kind: str) -> Space:
 def floors(model: str | None) -> Floors | None:
     """The floors measured for `model`'s vectors; None for a model nobody measured."""
     return WORDS_ONLY if model is None else CALIBRATED.get(model)
-
-
-def idf_weights(terms: Iterable[str], counts: dict[str, int], total: int) -> dict[str, float]:
-    """Each query word's weight by its stem, from its document count (BM25's idf, >= 0)."""
-    out: dict[str, float] = {}
-    for term in terms:
-        n = counts.get(term, 0)
-        out[stem(term)] = math.log((total - n + 0.5) / (n + 0.5) + 1.0)
-    return out
-
-
-def coverage(weights: dict[str, float], text: str) -> float:
-    """The share of the query's weight whose words `text` holds (0..1)."""
-    total = sum(weights.values())
-    if total <= 0:
-        return 0.0
-    held = {stem(w) for w in _WORD.findall(text)}
-    return sum(v for term, v in weights.items() if term in held) / total
 
 
 def judge(

@@ -1,6 +1,6 @@
 """Words as FTS5's ``porter unicode61 remove_diacritics 2`` tokenizer indexes them: to look
 them up in its vocabulary (`SqliteStore.term_counts`), and to tell which of a query's words a
-text holds (`relevance.coverage`).
+text holds (`querywords.coverage`).
 
 FTS5's porter is Martin Porter's original algorithm, as is PyStemmer's ``porter``; they agree
 on 99.6% of LoCoMo's 7,632 distinct words (they differ on a few "-logy" and "-bly" endings and

@@ -151,8 +151,7 @@ class Briefs:
         """Notes and sessions holding the prompt's words, each judged on its words alone
         (`relevance.WORDS_ONLY`'s floor for related memory: no vectors on this path)."""
         # imported here: the other briefs do without the stemmer and the floor
-        from ..querywords import judged_terms
-        from ..relevance import WORDS_ONLY, coverage, idf_weights
+        from ..querywords import WORDS_ONLY_RELATED, coverage, idf_weights, judged_terms
         from ..stems import stem
 
         words = list(dict.fromkeys(judged_terms(text[:4000])))[:_MAX_PROMPT_WORDS]
@@ -169,7 +168,7 @@ class Briefs:
             key=lambda s: (by_stem.get(s, 0), s),
         )[:_MAX_MATCH_WORDS]
         docs = self.reader.word_matches(rare, ("note", "session"), limit * 4)
-        kept = [d for d in docs if coverage(weights, f"{d.title}\n{d.text}") >= WORDS_ONLY.related]
+        kept = [d for d in docs if coverage(weights, f"{d.title}\n{d.text}") >= WORDS_ONLY_RELATED]
         return [_item(d) for d in kept[:limit]]
 
 

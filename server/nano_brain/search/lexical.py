@@ -11,7 +11,7 @@ from ..filters import Filters
 from ..store import Hit
 from ..store.rows import merge_hits
 from .base import Leg, PipelineBase
-from .words import CJK, feedback_words, query_words, trigram_terms
+from .words import feedback_words, has_cjk, query_words, trigram_terms
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class LexicalLegs(PipelineBase):
         terms = query_words(query)
         hits: list[Hit] = []
         fallback: list[str] = []
-        words = [t for t in terms if not CJK.search(t)]
+        words = [t for t in terms if not has_cjk(t)]
         if words:
             hits, every = self._store.lexical_terms(words, filters, pool, weights)
             if every < pool and len(words) > 1:

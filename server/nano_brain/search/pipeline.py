@@ -11,7 +11,7 @@ from .. import relevance
 from ..errors import NanoBrainError
 from ..filters import Filters
 from ..models import SearchHit, SearchResponse, origin_of
-from ..querywords import judged_terms
+from ..querywords import coverage, idf_weights, judged_terms
 from ..store import BM25_WEIGHTS, Hit
 from ..store.spaces import Space
 from ..timeutil import iso
@@ -187,7 +187,7 @@ class SearchPipeline(LexicalLegs, VectorLegs, Scoring):
         # split as the index splits `forwarded_allow_ips`, so the query's words are the text's
         terms = judged_terms(request.query)
         counts, total = self._store.term_counts(terms) if terms else ({}, 0)
-        weights = relevance.idf_weights(terms, counts, total)
+        weights = idf_weights(terms, counts, total)
         texts = self._store.chunk_texts(s.cand.chunk_id for s in top)
         words: dict[Space, float] = {}
         unembedded: dict[Space, float] = {}
@@ -196,7 +196,7 @@ class SearchPipeline(LexicalLegs, VectorLegs, Scoring):
         for item in top:
             space = relevance.space_of(item.doc.kind)
             body = texts.get(item.cand.chunk_id, (item.doc.content or "", 0, 0))[0]
-            held = relevance.coverage(weights, f"{item.doc.title}\n{body}")
+            held = coverage(weights, f"{item.doc.title}\n{body}")
             words[space] = max(words.get(space, 0.0), held)
             # Found by words only, with no vector yet: no cosine can judge it. Either its
             # chunks wait for the embedder, or its space's vector leg found nothing at all

@@ -6,9 +6,17 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..querywords import CJK, STOPWORDS, WORD, query_words
+from ..querywords import STOPWORDS, WORD, has_cjk, query_words
 
-__all__ = ["CJK", "WORD", "code_query", "feedback_words", "query_words", "snippet", "trigram_terms"]
+__all__ = [
+    "WORD",
+    "has_cjk",
+    "code_query",
+    "feedback_words",
+    "query_words",
+    "snippet",
+    "trigram_terms",
+]
 
 # Words naming a language say which code, not what it does ("python read csv"); dropped from
 # code-only keyword queries that have other words. ("go" is too common an English word to drop.)
@@ -22,7 +30,7 @@ def trigram_terms(term: str) -> list[str]:
     """Trigram-index terms: CJK runs as their 3-grams (no word breaks), others whole."""
     if len(term) < 3:
         return []
-    if CJK.search(term):
+    if has_cjk(term):
         return [term[i : i + 3] for i in range(len(term) - 2)]
     return [term]
 
