@@ -201,12 +201,21 @@ class QuickReader:
     def word_matches(
         self, stems: Sequence[str], kinds: Sequence[str], limit: int
     ) -> list[QuickDoc]:
-        """Visible documents whose chunks hold any of these words (FTS5 stems them as it
-        indexed them), best bm25 first, one row per document."""
+        """Visible documents whose chunks hold every one of these words (FTS5 stems them as it
+        indexed them), or when none does, any of them; best bm25 first, one row per
+        document."""
         terms = [s for s in dict.fromkeys(stems) if s]
         if not terms:
             return []
-        match = fts_match(terms, "OR")
+        # every word first: an intersection is cheap to rank, and a document holding all of
+        # the rarest words is the one whose coverage clears the floor; any word only when no
+        # document holds them all (ranking a union reads the size of every match)
+        found = self._matches(fts_match(terms, "AND"), kinds, limit)
+        if not found and len(terms) > 1:
+            found = self._matches(fts_match(terms, "OR"), kinds, limit)
+        return found
+
+    def _matches(self, match: str, kinds: Sequence[str], limit: int) -> list[QuickDoc]:
         rows = self._rows(
             f"SELECT {_DOC} FROM (SELECT c.doc_id, min(m.rank) AS best FROM "
             "(SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m "
