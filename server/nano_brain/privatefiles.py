@@ -8,14 +8,14 @@ bounded.
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 from pathlib import Path
 
 from .errors import InvalidInputError
+from .lazylog import LazyLogger
 
-log = logging.getLogger(__name__)
+log = LazyLogger(__name__)  # on an agent hook's path: see lazylog
 
 MAX_PRIVATE_FILE_BYTES = 64 * 1024
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

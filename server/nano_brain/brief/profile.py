@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import paths
+from ..lazylog import LazyLogger
 from ..privatefiles import private_dir, read_private, write_private
 from .briefs import Budgets
 
-log = logging.getLogger(__name__)
+log = LazyLogger(__name__)  # on an agent hook's path: see lazylog
 
 PROFILE_VERSION = 1
 _WORKSPACE_FILE = ".nano-brain.yml"  # config.WORKSPACE_CONFIG_NAME (a test checks they agree)

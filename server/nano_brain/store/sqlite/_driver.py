@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import logging
 import os
 import sqlite3 as _stdlib_sqlite3
 from types import ModuleType
 from typing import NamedTuple
 
 from ...errors import StoreError
+from ...lazylog import LazyLogger
 
-log = logging.getLogger(__name__)
+log = LazyLogger(__name__)  # on an agent hook's path: see lazylog
 
 
 @functools.cache

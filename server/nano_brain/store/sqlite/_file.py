@@ -24,7 +24,6 @@ write it, and how its damage is recognised and remembered.
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 import threading
@@ -33,9 +32,10 @@ from pathlib import Path
 
 from ... import paths
 from ...errors import StoreCorruptError, StoreError, StoreReadOnlyError
+from ...lazylog import LazyLogger
 from ._driver import sqlite_module
 
-log = logging.getLogger(__name__)
+log = LazyLogger(__name__)  # on an agent hook's path: see lazylog
 
 SIDE_SUFFIXES = ("-wal", "-shm")
 #: Page size of a new store (SQLite's default is 4096). A store is mostly symbol and note text
