@@ -157,3 +157,21 @@ def test_a_brief_reads_while_another_connection_writes(billing, workspace) -> No
             _, items = briefs.before_edit([EditTarget("billing.py", (CHARGE_LINE,))])
         assert time.monotonic() - started < 5
     assert [i.id for i in items] == [ids["decision"]]
+
+
+def test_a_search_by_meaning_is_asked_only_when_no_note_holds_the_prompts_words(
+    billing, workspace
+) -> None:
+    brain, ids = billing
+    asked: list[str] = []
+
+    def by_meaning(text: str, limit: int) -> list:
+        asked.append(text)
+        return []
+
+    with Briefs.open(brain.store_path, brain.workspace_id, workspace) as briefs:
+        briefs._search = by_meaning
+        assert f"#{ids['other']}" in briefs.prompt("which day does the deploy run")
+        assert asked == []
+        assert briefs.prompt("when do we ship releases") == ""
+    assert asked == ["when do we ship releases"]

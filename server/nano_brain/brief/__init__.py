@@ -5,7 +5,7 @@
 - `hookio`: agents' hook inputs and outputs (`parse`, `answer`);
 - `profile`: a workspace's hook settings, kept so a hook process loads no config;
 - `render`: briefs as Markdown with each item's origin;
-- `sidecar`: the same briefs answered by a running sidecar (hybrid search for prompts).
+- `sidecar`: the same briefs answered by a running sidecar (a search by meaning for prompts).
 
 Nothing at import time: a hook process imports only the modules it runs.
 """

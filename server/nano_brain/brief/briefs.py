@@ -6,11 +6,14 @@
   replaces (found in the file as it is now), each with its status and whether the symbol's
   code changed since the note was anchored.
 - **On a prompt**: the memory most relevant to the prompt, and only what clears the relevance
-  floor for memory offered unasked (`relevance`): an unrelated prompt adds nothing.
+  floor for memory offered unasked (`relevance`): an unrelated prompt adds nothing. Notes
+  holding the prompt's rarer words first; when none does and a server runs, the nearest by
+  meaning.
 
 They read through `QuickReader` (the store file, read-only, no embedding runtime), so a hook
 process answers in tens of milliseconds. A running sidecar answers the same briefs with its
-open store and, for a prompt, the hybrid search (`search` in `Briefs`).
+open store and, for a prompt whose words match nothing, a search by meaning (`search` in
+`Briefs`).
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ PER_SECTION = 5
 """Items each session-start section shows at most."""
 
 PromptSearch = Callable[[str, int], list[BriefItem]]
-"""A search for a prompt's memory that applies its own relevance floor (the sidecar's)."""
+"""A search by meaning for a prompt whose words match nothing, applying its own relevance
+floor (a running server's, whose embedding model is loaded)."""
 
 
 class Budgets(NamedTuple):
@@ -139,10 +143,9 @@ class Briefs:
 
     def prompt(self, text: str, limit: int = 5) -> str:
         """The memory most relevant to the prompt, above the floor for unasked memory."""
-        if self._search is not None:
+        items = self._word_matches(text, limit)
+        if not items and self._search is not None:
             items = self._search(text, limit)
-        else:
-            items = self._word_matches(text, limit)
         return render(
             "nano-brain: memory related to this prompt", [("", items)], self.budgets.prompt
         )

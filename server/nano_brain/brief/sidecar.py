@@ -1,10 +1,11 @@
-"""Briefs answered by a running sidecar or `serve`: the open workspace, hybrid search for prompts.
+"""Briefs answered by a running sidecar or `serve`: the open workspace, meaning for prompts.
 
 A hook process that finds the workspace's server running posts the agent's input to
 ``/hooks/<agent>/<event>`` (Claude Code's HTTP hooks post there themselves); the server answers
-with the same `hookio.answer` as the hook process, with two differences: a prompt's memory
-comes from the hybrid search with the relevance floor for unasked memory (the embedding
-models are loaded already), and a stop harvests the session in the server's own thread.
+with the same `hookio.answer` as the hook process, with two differences: a prompt whose words
+match no note gets the notes nearest it by meaning, above the relevance floor for unasked
+memory (the embedding models are loaded already), and a stop harvests the session in the
+server's own thread.
 """
 
 from __future__ import annotations
@@ -57,16 +58,16 @@ class SidecarBriefs:
             return None
 
     def _search(self, text: str, limit: int) -> list[BriefItem]:
-        """Notes and sessions for a prompt, above the floor for memory offered unasked."""
-        # no expansion and a shallow pool: a hook has tens of milliseconds, and what is
-        # offered unasked needs the best matches, not the recall of a long list
+        """Notes and sessions nearest a prompt by meaning, above the floor for memory offered
+        unasked (the words were looked up already: the vector leg alone, 10 ms where the
+        lexical leg ranks every match of common words)."""
         request = SearchRequest(
             query=text[:1000],
+            mode="vector",
             kind=["note", "session"],
             limit=limit,
             floor="related",
             track=False,
-            expand=False,
             depth=_DEPTH,
         )
         found = self.workspace.brain.search(request)
