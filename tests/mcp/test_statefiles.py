@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -99,12 +98,12 @@ def test_a_symlinked_state_folder_is_refused(tmp_path: Path) -> None:
         "",
         "{not json",
         "[]",
-        json.dumps({**asdict(endpoint()), "pid": 0}),  # kill(0, 0) would signal our group
-        json.dumps({**asdict(endpoint()), "pid": -1}),
-        json.dumps({**asdict(endpoint()), "pid": True}),
-        json.dumps({**asdict(endpoint()), "pid": 2**40}),  # no such process
-        json.dumps({**asdict(endpoint()), "auth": "yes"}),
-        json.dumps({**asdict(endpoint()), "extra": 1}),
+        json.dumps({**endpoint()._asdict(), "pid": 0}),  # kill(0, 0) would signal our group
+        json.dumps({**endpoint()._asdict(), "pid": -1}),
+        json.dumps({**endpoint()._asdict(), "pid": True}),
+        json.dumps({**endpoint()._asdict(), "pid": 2**40}),  # no such process
+        json.dumps({**endpoint()._asdict(), "auth": "yes"}),
+        json.dumps({**endpoint()._asdict(), "extra": 1}),
         json.dumps({"url": "http://x"}),
         "x" * (70 * 1024),
     ],

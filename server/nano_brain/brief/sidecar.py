@@ -37,6 +37,10 @@ class SidecarBriefs:
         self.workspace = workspace
         self._harvesting = threading.Lock()
         self._again = threading.Event()
+        # one reader for every hook: its page cache stays warm (a fresh connection reads the
+        # full-text index's structure again each time); hooks take turns on it
+        self._reader: QuickReader | None = None
+        self._reading = threading.Lock()
 
     def handle(self, agent: str, event: str, body: bytes) -> dict[str, Any] | None:
         """The agent's output for one hook input (None: add nothing)."""
@@ -45,17 +49,29 @@ class SidecarBriefs:
         if request is None or not config.enabled:
             return None
         budgets = Budgets(config.session_start_chars, config.before_edit_chars, config.prompt_chars)
-        try:
-            with QuickReader(
-                self.workspace.brain.store_path, self.workspace.brain.workspace_id
-            ) as reader:
+        with self._reading:
+            try:
+                reader = self._open_reader()
                 briefs = Briefs(reader, self.workspace.root, budgets, search=self._search)
                 return answer(
                     request, briefs, pinned_decisions=config.pinned_decisions, harvest=self._harvest
                 )
-        except QuickReaderError as exc:
-            log.info("hook %s %s: %s", agent, event, exc)
-            return None
+            except QuickReaderError as exc:
+                log.info("hook %s %s: %s", agent, event, exc)
+                self.close()
+                return None
+
+    def _open_reader(self) -> QuickReader:
+        if self._reader is None:
+            brain = self.workspace.brain
+            self._reader = QuickReader(brain.store_path, brain.workspace_id)
+        return self._reader
+
+    def close(self) -> None:
+        """Close the reader (the next hook opens another)."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def _search(self, text: str, limit: int) -> list[BriefItem]:
         """Notes and sessions nearest a prompt by meaning, above the floor for memory offered

@@ -98,7 +98,7 @@ def serve(
 
         def ready(endpoint: Endpoint) -> None:
             if as_json:
-                click.echo(json.dumps(asdict(endpoint)))
+                click.echo(json.dumps(endpoint._asdict()))
             else:
                 where = f"unix socket {endpoint.socket}" if endpoint.socket else endpoint.url
                 auth = "bearer token (see `nano-brain mcp-config`)" if endpoint.auth else "NO AUTH"
@@ -153,7 +153,7 @@ def mcp_config(workspace: Path | None, as_json: bool) -> None:
         "workspace": str(root),
         "command": command,
         "workspace_id": wid,
-        "running": asdict(endpoint) if endpoint else None,
+        "running": endpoint._asdict() if endpoint else None,
         "url": url,
         "token": token,
         "token_file": str(token_path(wid)),

@@ -1,10 +1,12 @@
 """`nano-brain-hook AGENT EVENT`: answer one agent hook event, fast, and never break the agent.
 
 The agent runs this program for every hook event with the event's JSON on stdin. It answers
-in one of three ways, the first that works:
+in one of three ways:
 
 1. the workspace's running sidecar or `serve` (its endpoint file names the socket): the input
-   is posted to ``/hooks/<agent>/<event>`` and its answer printed;
+   is posted to ``/hooks/<agent>/<event>`` and its answer printed. Prompts, stops and team
+   stores go there first; before an edit and at session start the quick path is faster and
+   reads the same, so the server is asked only when there is no valid profile;
 2. the quick path: the workspace's hook profile (`brief.profile`) names the store, which is
    read with `QuickReader` (no config loading, no embedding runtime);
 3. the full path, when there is no valid profile yet: the config is loaded once and the
@@ -29,6 +31,8 @@ from ..brief.hookio import EMPTY_ANSWER, MAX_INPUT_BYTES, HookRequest, answer, p
 
 #: The variable in which an agent names the project folder it started in.
 _PROJECT_DIR_VARS = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
+#: Events a hook process answers itself when the workspace's profile is valid.
+_LOCAL_EVENTS = ("pre-edit", "session-start")
 _DEADLINE_S = 5.0
 """The deadline before the profile is read (its `deadline_ms` then applies)."""
 
@@ -65,13 +69,18 @@ def _answer(
     if root is None:
         return None
     from .. import paths
-
-    served = _ask_server(paths.workspace_id(root), request, raw, started)
-    if served is not None:
-        return served or None
     from ..brief.profile import build_profile, read_profile
 
-    profile = read_profile(root) or build_profile(root)
+    profile = read_profile(root)
+    # the briefs before an edit and at session start read the store file the same way here
+    # as in a server, and faster than a round trip to it; a prompt (which a server can also
+    # match by meaning), a stop (harvested in the server's thread) and a team store go there
+    local = profile is not None and not profile.team and request.event in _LOCAL_EVENTS
+    if not local:
+        served = _ask_server(paths.workspace_id(root), request, raw, started)
+        if served is not None:
+            return served or None
+    profile = profile or build_profile(root)
     if not profile.enabled or profile.team:
         return None  # a team store's notes are on the server: only a sidecar can answer
     watchdog.cancel()

@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import paths
 from ..errors import InvalidInputError
@@ -47,8 +46,7 @@ log = logging.getLogger(__name__)
 MAX_STATE_FILE_BYTES = MAX_PRIVATE_FILE_BYTES
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     """Where a running HTTP server listens; also the content of the endpoint file."""
 
     url: str
@@ -74,7 +72,7 @@ def endpoint_path(workspace_id: str) -> Path:
 
 def write_endpoint(workspace_id: str, endpoint: Endpoint) -> Path:
     path = endpoint_path(workspace_id)
-    write_private(path, json.dumps(asdict(endpoint)))
+    write_private(path, json.dumps(endpoint._asdict()))
     return path
 
 
@@ -116,7 +114,7 @@ def remove_own(path: Path) -> None:
 
 def _endpoint_of(data: Any) -> Endpoint | None:
     """An Endpoint from parsed JSON, or None when any field is missing or mistyped."""
-    if not isinstance(data, dict) or set(data) != {f.name for f in fields(Endpoint)}:
+    if not isinstance(data, dict) or set(data) != set(Endpoint._fields):
         return None
     texts = ("url", "workspace")
     optional = ("socket", "token_file")
