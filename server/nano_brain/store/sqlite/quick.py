@@ -201,9 +201,9 @@ class QuickReader:
     def word_matches(
         self, stems: Sequence[str], kinds: Sequence[str], limit: int
     ) -> list[QuickDoc]:
-        """Visible documents whose chunks hold every one of these words (FTS5 stems them as it
-        indexed them), or when none does, any of them; best bm25 first, one row per
-        document."""
+        """Visible documents whose chunks hold every one of these words (rarest first; FTS5
+        stems them as it indexed them), or when none does, any of the first three; best
+        bm25 first, one row per document."""
         terms = [s for s in dict.fromkeys(stems) if s]
         if not terms:
             return []
@@ -212,7 +212,8 @@ class QuickReader:
         # document holds them all (ranking a union reads the size of every match)
         found = self._matches(fts_match(terms, "AND"), kinds, limit)
         if not found and len(terms) > 1:
-            found = self._matches(fts_match(terms, "OR"), kinds, limit)
+            # the rarest three: the union's ranking reads the size of every match
+            found = self._matches(fts_match(terms[:3], "OR"), kinds, limit)
         return found
 
     def _matches(self, match: str, kinds: Sequence[str], limit: int) -> list[QuickDoc]:
@@ -220,7 +221,9 @@ class QuickReader:
             f"SELECT {_DOC} FROM (SELECT c.doc_id, min(m.rank) AS best FROM "
             "(SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) m "
             "JOIN chunks c ON c.id = m.rowid GROUP BY c.doc_id) hit "
-            "JOIN documents d ON d.id = hit.doc_id "
+            # CROSS JOIN: from the few matches to their documents, never the other way (the
+            # planner would walk every note by the kind index and probe the matches)
+            "CROSS JOIN documents d ON d.id = hit.doc_id "
             f"WHERE d.workspace_id = ? AND {_VISIBLE} "
             f"AND d.kind IN ({','.join('?' * len(kinds))}) ORDER BY hit.best LIMIT ?",
             (match, limit * 5, self.workspace_id, *kinds, limit),
