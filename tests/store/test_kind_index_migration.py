@@ -1,5 +1,6 @@
-"""Migration 14: indexes for lists of one kind and for the most used documents, so the wake-up
-and an agent's session start read a kind's newest few instead of every document."""
+"""Migration 14: indexes for the hooks' lists of notes and sessions (newest, most used), so an
+agent's session start reads a kind's newest few instead of every document; partial, so that
+no other plan of the store picks them up."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
 from nano_brain.store.sqlite.quick import QuickReader
 from tests.conftest import TinyEmbedder
 
-NEW_INDEXES = {"documents_kind_updated", "documents_kind_created", "documents_accessed"}
+NEW_INDEXES = {"documents_brief_updated", "documents_brief_created", "documents_brief_accessed"}
 
 
 def _indexes(db_path: Path) -> set[str]:
@@ -47,9 +48,9 @@ def test_the_quick_readers_lists_walk_the_kind_indexes(workspace: Path) -> None:
         brain.write("A session's summary.", title="Session")
         path, wid = brain.store_path, brain.workspace_id
     expected = {
-        "updated": "documents_kind_updated",
-        "created": "documents_kind_created",
-        "accessed": "documents_accessed",
+        "updated": "documents_brief_updated",
+        "created": "documents_brief_created",
+        "accessed": "documents_brief_accessed",
     }
     with QuickReader(path, wid) as reader:
         for order, index in expected.items():

@@ -181,16 +181,19 @@ CREATE TRIGGER chunks_au AFTER UPDATE OF title, body ON chunks WHEN old.symbol !
 END;
 """
 
-# Lists of one kind, newest first (the wake-up, an agent's session start): walked from that
-# kind's newest current version, not across every code symbol's document; and the most used,
-# from the few documents read at least once. (Re-runnable: a user_version set back.)
+# The notes and sessions, newest first and most used first, for the agent hooks' quick reader
+# (`quick.QuickReader.documents`: wake-up sections read from a kind's newest few, not across
+# every code symbol's document). Partial indexes whose condition only that reader's queries
+# spell (`d.kind IN ('note', 'session')`, `access_count > 0`): the store's other plans cannot
+# pick them up.
+# (Re-runnable: a user_version set back.)
 _V14 = """
-CREATE INDEX IF NOT EXISTS documents_kind_updated ON documents (kind, updated_at)
-    WHERE valid_to IS NULL;
-CREATE INDEX IF NOT EXISTS documents_kind_created ON documents (kind, created_at)
-    WHERE valid_to IS NULL;
-CREATE INDEX IF NOT EXISTS documents_accessed ON documents (access_count, last_accessed_at)
-    WHERE access_count > 0 AND valid_to IS NULL;
+CREATE INDEX IF NOT EXISTS documents_brief_updated ON documents (kind, updated_at)
+    WHERE valid_to IS NULL AND kind IN ('note', 'session');
+CREATE INDEX IF NOT EXISTS documents_brief_created ON documents (kind, created_at)
+    WHERE valid_to IS NULL AND kind IN ('note', 'session');
+CREATE INDEX IF NOT EXISTS documents_brief_accessed ON documents (access_count, last_accessed_at)
+    WHERE valid_to IS NULL AND access_count > 0;
 """
 
 MIGRATIONS: list[str] = [*EARLY_MIGRATIONS, _V10, _V11, _V12, _V13, _V14]

@@ -40,6 +40,8 @@ _DOC = (
     "d.uid, d.kind, d.collection, d.title, substr(d.content, 1, 1200), d.status, d.pinned, "
     f"d.author, coalesce(d.source_path, ''), d.updated_at, {_DECISION}"
 )
+_BRIEF_KINDS = "d.kind IN ('note', 'session')"
+"""The condition of the indexes migration 14 made for these lists."""
 _MAX_NAMES = 200
 """Symbols one anchor read asks for at most (a Write of a whole large file)."""
 
@@ -172,7 +174,7 @@ class QuickReader:
     def documents(
         self, *, kinds: Sequence[str], order: str, limit: int, decisions: bool = False
     ) -> list[QuickDoc]:
-        """Visible documents of these kinds, newest (`updated`, `created`) or most used first."""
+        """Visible notes or sessions (`kinds`), newest (`updated`, `created`) or most used first."""
         sql, params = self._documents_sql(kinds, order, limit, decisions)
         return [_doc(r) for r in self._rows(sql, params)]
 
@@ -184,14 +186,16 @@ class QuickReader:
             "created": "d.created_at DESC, d.id DESC",
             "accessed": "d.access_count DESC, d.last_accessed_at DESC, d.id DESC",
         }
-        # the most used come from the index of documents read at least once (`+`: not from
-        # the kind's index, which would sort every note of the kind)
-        kind = "+d.kind" if order == "accessed" else "d.kind"
-        where = f"{_VISIBLE} AND {kind} IN ({','.join('?' * len(kinds))})"
+        # migration 14's partial indexes: `_BRIEF_KINDS` (their condition, spelled as they
+        # spell it) for the newest; for the most used, the documents read at least once
+        # (`+`: not a kind's index, which would sort every note of the kind)
+        marks = ",".join("?" * len(kinds))
+        if order == "accessed":
+            where = f"{_VISIBLE} AND +d.kind IN ({marks}) AND d.access_count > 0"
+        else:
+            where = f"{_VISIBLE} AND {_BRIEF_KINDS} AND d.kind IN ({marks})"
         if decisions:
             where += f" AND {_DECISION}"
-        if order == "accessed":
-            where += " AND d.access_count > 0"
         sql = (
             f"SELECT {_DOC} FROM documents d WHERE d.workspace_id = ? AND {where} "
             f"ORDER BY {orders[order]} LIMIT ?"
