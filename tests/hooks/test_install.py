@@ -668,3 +668,141 @@ def test_cli_gemini_notes_and_status(home: Path, root: Path) -> None:
     gone = cli(home, root, "uninstall", "--agent", "gemini", "--scope", "project")
     assert gone.returncode == 0 and "  BeforeAgent       removed" in gone.stdout
     assert json.loads(path.read_text()) == {}
+
+
+# -- Claude Code's HTTP handlers (install --http) ---------------------------------------------
+
+BASE = "http://127.0.0.1:8765"
+
+
+def posts(event: str, timeout: int = 10) -> dict[str, Any]:
+    return {
+        "type": "http",
+        "url": f"{BASE}/hooks/claude-code/{event}",
+        "timeout": timeout,
+        "headers": {"Authorization": "Bearer $NANO_BRAIN_HOOK_TOKEN"},
+        "allowedEnvVars": ["NANO_BRAIN_HOOK_TOKEN"],
+    }
+
+
+def claude_http_expected(runner: str) -> dict[str, Any]:
+    """The documented HTTP shape; SessionStart stays a command (Claude Code runs only those)."""
+    expected = claude_expected(runner)
+    hooks_ = expected["hooks"]
+    hooks_["UserPromptSubmit"][0]["hooks"] = [posts("prompt")]
+    hooks_["PreToolUse"][0]["hooks"] = [posts("pre-edit")]
+    hooks_["Stop"][0]["hooks"] = [posts("stop")]
+    hooks_["SessionEnd"][0]["hooks"] = [posts("session-end", 5)]
+    return expected
+
+
+def test_install_http_writes_the_documented_shape_once(home: Path, root: Path) -> None:
+    outcome = hooks.install("claude-code", "user", root, program=OLD, home=home, http=BASE + "/")
+    text = outcome.path.read_text()
+    assert text == json.dumps(claude_http_expected(OLD), indent=2) + "\n"
+    again = hooks.install("claude-code", "user", root, program=OLD, home=home, http=BASE)
+    assert not again.written and {c.action for c in again.changes} == {"unchanged"}
+    assert outcome.path.read_text() == text
+
+
+def test_http_and_command_installs_replace_each_other(home: Path, root: Path) -> None:
+    path = home / ".claude" / "settings.json"
+    write_json(path, {"hooks": {"Stop": [{"hooks": [theirs("say done")]}]}})
+    hooks.install("claude-code", "user", root, program=OLD, home=home, http=BASE)
+    data = json.loads(path.read_text())
+    assert data["hooks"]["Stop"] == [{"hooks": [theirs("say done")]}, {"hooks": [posts("stop")]}]
+    back = hooks.install("claude-code", "user", root, program=OLD, home=home)
+    changed = {c.event: c.action for c in back.changes}
+    assert changed == {
+        "SessionStart": "unchanged",
+        "UserPromptSubmit": "replaced",
+        "PreToolUse": "replaced",
+        "Stop": "replaced",
+        "SessionEnd": "replaced",
+    }
+    expected = claude_expected(OLD)
+    expected["hooks"]["Stop"].insert(0, {"hooks": [theirs("say done")]})
+    assert json.loads(path.read_text()) == expected
+    hooks.install("claude-code", "user", root, program=OLD, home=home, http="http://[::1]:9000")
+    stop = json.loads(path.read_text())["hooks"]["Stop"]
+    assert stop[1]["hooks"][0]["url"] == "http://[::1]:9000/hooks/claude-code/stop"
+
+
+def test_uninstall_removes_the_http_handlers(home: Path, root: Path) -> None:
+    path = home / ".claude" / "settings.json"
+    write_json(path, {"model": "opus"})
+    hooks.install("claude-code", "user", root, program=OLD, home=home, http=BASE)
+    gone = hooks.uninstall("claude-code", "user", root, home=home)
+    assert {c.action for c in gone.changes} == {"removed"}
+    assert json.loads(path.read_text()) == {"model": "opus"}
+
+
+@pytest.mark.parametrize(
+    ("handler", "mine"),
+    [
+        (posts("stop"), True),
+        ({"type": "http", "url": "http://localhost/x/hooks/claude-code/prompt"}, True),
+        ({"type": "http", "url": "http://127.0.0.1:1/hooks/claude-code/other"}, False),
+        ({"type": "http", "url": "http://127.0.0.1:1/hooks/codex/stop"}, False),
+        ({"type": "command", "url": "http://127.0.0.1:1/hooks/claude-code/stop"}, False),
+        ({"type": "http", "url": 7}, False),
+    ],
+)
+def test_an_http_handler_is_ours_by_its_route(handler: dict[str, Any], mine: bool) -> None:
+    assert hooks.is_ours(handler) is mine
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://10.0.0.1:8765", "not a loopback host"),
+        ("http://example.com:8765", "not a loopback host"),
+        ("https://127.0.0.1:8765", "expected http://HOST:PORT"),
+        ("127.0.0.1:8765", "expected http://HOST:PORT"),
+        ("http://u@127.0.0.1:8765", "no user, query or fragment"),
+        ("http://127.0.0.1:port", "is not a URL"),
+    ],
+)
+def test_http_refuses_what_is_not_loopback_http_and_leaves_the_file(
+    home: Path, root: Path, url: str, message: str
+) -> None:
+    path = home / ".claude" / "settings.json"
+    raw = write_json(path, {"hooks": {}})
+    with pytest.raises(InvalidInputError, match=message):
+        hooks.install("claude-code", "user", root, program=OLD, home=home, http=url)
+    assert path.read_bytes() == raw
+
+
+def test_status_shows_http_handlers_with_their_url(home: Path, root: Path) -> None:
+    hooks.install("claude-code", "user", root, program=OLD, home=home, http=BASE)
+    (user,) = hooks.status("claude-code", root, ("user",), program=OLD, home=home)
+    by_event = {e.event: e for e in user.events}
+    assert by_event["Stop"] == hooks.EventStatus(
+        "Stop", True, None, None, False, True, f"{BASE}/hooks/claude-code/stop"
+    )
+    assert by_event["SessionStart"].command == f"{OLD} claude-code session-start"
+
+
+def test_cli_install_http_notes_status_and_refusals(home: Path, root: Path) -> None:
+    out = cli(home, root, "install", "--agent", "claude-code", "--http", BASE, "--scope", "local")
+    assert out.returncode == 0, out.stderr
+    path = root / ".claude" / "settings.local.json"
+    assert json.loads(path.read_text()) == claude_http_expected(OLD)
+    lines = out.stdout.splitlines()
+    assert f"SessionStart runs: {OLD} claude-code session-start" in lines
+    assert f"the others post to: {BASE}/hooks/claude-code/<event>" in lines
+    assert f"`nano-brain serve --workspace {root} --port 8765`" in out.stdout
+    assert "non-blocking hook error" in out.stdout
+    assert "export NANO_BRAIN_HOOK_TOKEN" in out.stdout and "mcp-config" in out.stdout
+    status = cli(home, root, "status", "--agent", "claude-code", "--scope", "local")
+    assert (
+        f"  Stop              installed (current; http): POST {BASE}/hooks/claude-code/stop"
+        in status.stdout.splitlines()
+    )
+    before = path.read_bytes()
+    codex = cli(home, root, "install", "--agent", "codex", "--http", BASE)
+    assert codex.returncode == 2 and "--http is for claude-code only" in codex.stderr
+    assert not (home / ".codex").exists()
+    remote = cli(home, root, "install", "--agent", "claude-code", "--http", "http://10.1.2.3:80")
+    assert remote.returncode == 2 and "travel in clear" in remote.stderr
+    assert not (home / ".claude").exists() and path.read_bytes() == before

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from pathlib import Path
 
 import click
 
 from ..errors import InvalidInputError
+from ..hooks import http_handlers
 from ..hooks import install as hooks
 from ._app import emit, json_option, main, workspace_option
 
@@ -37,18 +39,37 @@ def hooks_group() -> None:
 @hooks_group.command(name="install")
 @agent_option
 @scope_option
+@click.option(
+    "--http",
+    "http",
+    metavar="URL",
+    default=None,
+    help="Claude Code only: its hooks but SessionStart post to the `nano-brain serve` at URL "
+    "(http on 127.0.0.1, ::1 or localhost) instead of running a process.",
+)
 @workspace_option
 @json_option
-def install_cmd(agent: str, scope: str, workspace: Path | None, as_json: bool) -> None:
+def install_cmd(
+    agent: str, scope: str, http: str | None, workspace: Path | None, as_json: bool
+) -> None:
     """Add nano-brain's hooks to the agent's settings file; other hooks stay as they are."""
-    outcome = hooks.install(agent, scope, _root(scope, workspace))
+    base = hooks.check_http(agent, http) if http is not None else None
+    root = _root(scope, workspace)
+    outcome = hooks.install(agent, scope, root, http=base)
     command = f"{hooks.runner_word(scope)} {agent} <event>"
+    url = http_handlers.event_url(base, agent, "<event>") if base else None
     notes = _install_notes(agent, scope, outcome)
-    data = _outcome_data(agent, scope, outcome) | {"command": command, "notes": notes}
+    if base is not None:
+        notes = _http_notes(base, root, scope) + notes
+    data = _outcome_data(agent, scope, outcome) | {"command": command, "url": url, "notes": notes}
 
     def human() -> None:
         _echo_outcome(agent, scope, outcome, "already installed")
-        click.echo(f"each runs: {command}")
+        if url is None:
+            click.echo(f"each runs: {command}")
+        else:
+            click.echo(f"SessionStart runs: {command.replace('<event>', 'session-start')}")
+            click.echo(f"the others post to: {url}")
         for note in notes:
             click.echo(f"note: {note}")
 
@@ -93,7 +114,7 @@ def status_cmd(agent: str, scope: str | None, workspace: Path | None, as_json: b
             for event in file.events:
                 click.echo(f"  {event.event:<17} {_event_state(event)}")
             for other in file.others:
-                click.echo(f"  {other.event:<17} stale (an install removes it): {other.command}")
+                click.echo(f"  {other.event:<17} stale (an install removes it): {other.target}")
 
     emit([dataclasses.asdict(file) for file in files], as_json, human)
 
@@ -145,6 +166,27 @@ def _install_notes(agent: str, scope: str, outcome: hooks.Outcome) -> list[str]:
     return notes
 
 
+def _http_notes(base: str, root: Path, scope: str) -> list[str]:
+    from .. import paths
+    from ..serving.statefiles import token_path
+
+    env = http_handlers.TOKEN_ENV
+    token_file = token_path(paths.workspace_id(root))
+    notes = [
+        f"these hooks need `nano-brain serve --workspace {shlex.quote(str(root))} --port "
+        f"{http_handlers.port_of(base)}` running; when it is not, Claude Code reports a "
+        "non-blocking hook error and goes on",
+        f"export {env} (the token `nano-brain mcp-config` prints) in the environment Claude "
+        f'Code starts from: export {env}="$(cat {shlex.quote(str(token_file))})"',
+    ]
+    if scope == "user":
+        notes.append(
+            f"at user scope every project's sessions post to this server, which answers with "
+            f"{root}'s memory only: --scope local keeps them to this workspace"
+        )
+    return notes
+
+
 def _outcome_data(agent: str, scope: str, outcome: hooks.Outcome) -> dict[str, object]:
     return {
         "agent": agent,
@@ -166,6 +208,9 @@ def _echo_outcome(agent: str, scope: str, outcome: hooks.Outcome, nothing: str) 
 def _event_state(event: hooks.EventStatus) -> str:
     if not event.installed:
         return "not installed"
+    if event.url is not None:
+        current = "current" if event.current else "differs from this install"
+        return f"installed ({current}; http): POST {event.url}"
     facts = [
         "current" if event.current else "differs from this install",
         "program ok" if event.program_ok else "program not found or not executable",

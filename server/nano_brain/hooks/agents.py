@@ -36,6 +36,8 @@ class AgentHooks:
     named: bool
     """Handlers carry `name` ("nano-brain-<arg>") and `description` (from `ABOUT`)."""
     specs: tuple[HookSpec, ...]
+    http_events: tuple[str, ...] = ()
+    """The events whose handler may POST to a running server instead (`install --http`)."""
 
     @property
     def shares_project_file(self) -> bool:
@@ -72,6 +74,8 @@ AGENT_HOOKS: dict[str, AgentHooks] = {
             # SessionEnd hooks share a 1.5 s budget unless a hook's own timeout raises it
             HookSpec("SessionEnd", None, "session-end", 5),
         ),
+        # SessionStart runs only command (and mcp_tool) handlers
+        http_events=("UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"),
     ),
     # Codex has no SessionEnd; its PreToolUse sees file edits as apply_patch (Edit and Write
     # are aliases of it)

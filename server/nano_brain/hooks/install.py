@@ -3,7 +3,8 @@
 The agents (their table is in `agents`) read the same three-level JSON (event -> matcher group
 -> handlers) from files the user also edits by hand (Gemini CLI's holds all of its settings),
 and other tools add their own hooks there. So a change touches only our handlers, recognised by
-their program (`nano-brain-hook`, whatever its path), and drops a matcher group or an event
+their program (`nano-brain-hook`, whatever its path) or, for Claude Code's HTTP handlers, by
+their URL (`http_handlers`), and drops a matcher group or an event
 only when removing ours left it empty. Everything else keeps its keys, values and order. A run
 that changes nothing leaves the file alone, byte for byte. A file that cannot be read safely
 (not JSON, an unexpected shape) is an error and stays as it was. The new text replaces the
@@ -31,6 +32,7 @@ from typing import Any, Literal
 from ..errors import InvalidInputError
 from ..jsonlimits import deeper_than
 from .agents import ABOUT, AGENT_HOOKS, AgentHooks, HookSpec
+from .http_handlers import base_url, http_handler, split_ours
 
 PROGRAM = "nano-brain-hook"
 """The hook runner's console script; a handler whose command runs it is ours."""
@@ -39,6 +41,7 @@ PROGRAM_ENV = "NANO_BRAIN_HOOK_PROGRAM"
 """Overrides the absolute path written for user and local scopes (tests, unusual installs)."""
 
 AGENTS = tuple(AGENT_HOOKS)
+HTTP_AGENTS = tuple(name for name, row in AGENT_HOOKS.items() if row.http_events)
 SCOPES = ("user", "project", "local")
 MAX_SETTINGS_BYTES = 5 * 1024 * 1024
 _MAX_DEPTH = 200  # far beyond any settings file, well within the parser's recursion
@@ -76,6 +79,17 @@ class Installed:
         value = self.handler.get("command")
         return value if isinstance(value, str) else ""
 
+    @property
+    def url(self) -> str | None:
+        """The URL an HTTP handler posts to (None: a command handler)."""
+        value = self.handler.get("url") if self.handler.get("type") == "http" else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def target(self) -> str:
+        """What the handler runs: its command, or its URL."""
+        return self.url or self.command
+
 
 @dataclass(frozen=True)
 class EventStatus:
@@ -86,7 +100,10 @@ class EventStatus:
     command: str | None
     program: str | None
     program_ok: bool
+    """The runner exists and may run (False for an HTTP handler: it runs no program)."""
     current: bool
+    url: str | None = None
+    """The URL an HTTP handler posts to (then `command` and `program` are None)."""
 
 
 @dataclass(frozen=True)
@@ -150,10 +167,17 @@ def hook_command(agent: str, spec: HookSpec, scope: str, program: str | Path | N
 
 
 def handler_for(
-    agent: str, spec: HookSpec, scope: str, program: str | Path | None = None
+    agent: str,
+    spec: HookSpec,
+    scope: str,
+    program: str | Path | None = None,
+    http: str | None = None,
 ) -> dict[str, Any]:
-    """The handler object we write for `spec`."""
+    """The handler object we write for `spec`: with `http` (a server's base URL from
+    `check_http`), an HTTP handler where the agent runs them for `spec`'s event."""
     row = agent_hooks(agent)
+    if http is not None and spec.event in row.http_events:
+        return http_handler(http, agent, spec.arg, row.timeout(spec))
     handler: dict[str, Any] = {
         "type": "command",
         "command": hook_command(agent, spec, scope, program),
@@ -164,9 +188,22 @@ def handler_for(
     return handler
 
 
+def check_http(agent: str, url: str) -> str:
+    """`url` as the base URL of `agent`'s HTTP handlers; an error when the agent has none
+    or the URL is not http on loopback."""
+    agent_hooks(agent)
+    if agent not in HTTP_AGENTS:
+        raise InvalidInputError(
+            f"--http is for {', '.join(HTTP_AGENTS)} only: {agent} runs command hooks"
+        )
+    return base_url(url)
+
+
 def is_ours(handler: Any) -> bool:
     """Whether a handler runs nano-brain's hook runner (its command's program is
-    `nano-brain-hook`, at any path)."""
+    `nano-brain-hook`, at any path) or posts to a server's hook route."""
+    if split_ours(handler, HTTP_AGENTS) is not None:
+        return True
     if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
         return False
     try:
@@ -333,11 +370,14 @@ def install(
     *,
     program: str | Path | None = None,
     home: Path | None = None,
+    http: str | None = None,
 ) -> Outcome:
-    """Put nano-brain's hooks for `agent` into its `scope` settings file (created if missing)."""
+    """Put nano-brain's hooks for `agent` into its `scope` settings file (created if missing);
+    with `http` (a server's base URL) the events the agent allows post to that server."""
+    base = check_http(agent, http) if http is not None else None
     path = settings_path(agent, scope, root, home)
     raw, settings = _read(path)
-    wanted = [(spec, handler_for(agent, spec, scope, program)) for spec in specs(agent)]
+    wanted = [(spec, handler_for(agent, spec, scope, program, base)) for spec in specs(agent)]
     try:
         new, changes = install_into(settings, wanted)
     except InvalidInputError as exc:
@@ -379,19 +419,26 @@ def _file_status(
     events = []
     for spec in specs(agent):
         mine = [item for item in found if item.event == spec.event]
-        current = {
-            json.dumps(handler_for(agent, spec, scope, program), sort_keys=True) for scope in scopes
-        }
         if not mine:
             events.append(EventStatus(spec.event, False, None, None, False, False))
             continue
         first = mine[0]
-        runner = _runner(first.command)
+        # an HTTP handler is current when it is what an install with its own URL writes
+        split = split_ours(first.handler, HTTP_AGENTS)
+        http = split[0] if split else None
+        current = {
+            json.dumps(handler_for(agent, spec, scope, program, http), sort_keys=True)
+            for scope in scopes
+        }
         is_current = (
             len(mine) == 1
             and first.matcher == spec.matcher
             and json.dumps(first.handler, sort_keys=True) in current
         )
+        if first.url is not None:
+            events.append(EventStatus(spec.event, True, None, None, False, is_current, first.url))
+            continue
+        runner = _runner(first.command)
         events.append(
             EventStatus(spec.event, True, first.command, runner, runs(runner), is_current)
         )
