@@ -107,6 +107,9 @@ def test_through_a_running_serve(env: Env) -> None:
         assert f"#{note}" in forwarded["hookSpecificOutput"]["additionalContext"]
         # ...and did not answer itself: its own path would have written the hook profile
         assert not list(env.state_dir().glob("workspaces/*/hooks-profile.json"))
+        # a session in another folder gets nothing from this workspace's server
+        elsewhere = event("claude-code", "pre-edit-edit", WORKSPACE=str(env.root), OLD=CHARGE_LINE)
+        assert anyio.run(post, "pre-edit", elsewhere).status_code == 204
         assert anyio.run(post, "pre-edit", b"not json").status_code == 204
         assert anyio.run(post, "pre-edit", {"tool_name": 3}).status_code == 204
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..search import SearchRequest
@@ -46,7 +47,7 @@ class SidecarBriefs:
         """The agent's output for one hook input (None: add nothing)."""
         request = parse(agent, event, body)
         config = self.workspace.config.hooks
-        if request is None or not config.enabled:
+        if request is None or not config.enabled or not self._ours(request.cwd):
             return None
         budgets = Budgets(config.session_start_chars, config.before_edit_chars, config.prompt_chars)
         with self._reading:
@@ -60,6 +61,17 @@ class SidecarBriefs:
                 log.info("hook %s %s: %s", agent, event, exc)
                 self.close()
                 return None
+
+    def _ours(self, cwd: str) -> bool:
+        """Whether the agent works in this server's workspace: a server answers with its own
+        workspace's memory only, and an HTTP hook installed for every project posts here
+        from all of them."""
+        if not cwd:
+            return True  # the agents document cwd; a bare request gets the workspace's own
+        try:
+            return Path(cwd).resolve().is_relative_to(self.workspace.root)
+        except (OSError, ValueError):
+            return False
 
     def _open_reader(self) -> QuickReader:
         if self._reader is None:
