@@ -198,3 +198,22 @@ def test_gemini_cli_gets_context_as_its_docs_say_and_an_empty_object_otherwise(
     ):
         done = run_hook("gemini", name, payload)
         assert done.returncode == 0 and json.loads(done.stdout) == {}, (name, done.stdout)
+
+
+def test_a_store_of_the_previous_schema_is_migrated_once_then_read(billing, workspace) -> None:
+    from nano_brain.store.sqlite._driver import sqlite_module
+    from nano_brain.store.sqlite.migrations import SCHEMA_VERSION
+
+    db = sqlite_module().connect(str(paths.default_db_path(workspace)))
+    for name in ("documents_brief_updated", "documents_brief_created", "documents_brief_accessed"):
+        db.execute(f"DROP INDEX {name}")  # what migration 14 adds
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    db.commit()
+    db.close()
+    payload = event("claude-code", "pre-edit-edit", WORKSPACE=str(workspace), OLD=CHARGE_LINE)
+    assert f"#{billing['decision']}" in _context(
+        run_hook("claude-code", "pre-edit", payload), "PreToolUse"
+    )
+    db = sqlite_module().connect(str(paths.default_db_path(workspace)))
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    db.close()

@@ -75,10 +75,20 @@ class Briefs:
         cls, db_path: Path, workspace_id: str, root: Path, budgets: Budgets | None = None
     ) -> Iterator[Briefs]:
         """Briefs read from the store file at `db_path` (closed on exit); `QuickReaderError`
-        when it cannot be read on the quick path."""
-        from ..store import QuickReader
+        when it cannot be read on the quick path. A store of an older schema is migrated
+        first (opened the full way, once: the next hooks read it quickly)."""
+        from ..store import QuickReader, QuickReaderError
 
-        with QuickReader(db_path, workspace_id) as reader:
+        try:
+            reader = QuickReader(db_path, workspace_id)
+        except QuickReaderError as exc:
+            if not exc.older:
+                raise
+            from ..workspace import Workspace
+
+            Workspace.open(root, db=db_path, create=False).close()
+            reader = QuickReader(db_path, workspace_id)
+        with reader:
             yield cls(reader, root, budgets)
 
     # -- session start -------------------------------------------------------------------------

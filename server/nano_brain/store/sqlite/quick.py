@@ -49,6 +49,11 @@ _MAX_NAMES = 200
 class QuickReaderError(StoreError):
     """The store cannot be read on the quick path (missing, damaged, another schema)."""
 
+    def __init__(self, message: str, *, older: bool = False) -> None:
+        super().__init__(message)
+        self.older = older
+        """The store's schema is older than this code's: opening it the full way migrates it."""
+
 
 class QuickDoc(NamedTuple):
     """A document as the hooks show it."""
@@ -106,7 +111,10 @@ class QuickReader:
             raise QuickReaderError(f"cannot read {path}: {exc}") from exc
         if version != SCHEMA_VERSION:
             self.close()
-            raise QuickReaderError(f"store schema {version}, this code reads {SCHEMA_VERSION}")
+            raise QuickReaderError(
+                f"store schema {version}, this code reads {SCHEMA_VERSION}",
+                older=version < SCHEMA_VERSION,
+            )
         if owner is not None and owner[0] != workspace_id:
             self.close()
             raise QuickReaderError(f"{path} is the store of another workspace")
