@@ -3,6 +3,7 @@ nano_brain.testing): each one's --help in a fresh interpreter where both are uni
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,9 @@ runpy.run_path(script, run_name="__main__")
 """
 
 
-@pytest.mark.parametrize("script", ["bench_lsp.py", "bench_cli.py", "bench_hooks.py"])
+@pytest.mark.parametrize(
+    "script", ["bench_lsp.py", "bench_cli.py", "bench_hooks.py", "bench_first_index.py"]
+)
 def test_benchmark_runs_without_pytest(script: str) -> None:
     out = subprocess.run(
         [sys.executable, "-c", _RUN_WITHOUT_PYTEST, str(BENCHMARKS / script)],
@@ -52,3 +55,51 @@ def test_bench_hooks_runs_at_tiny_size(tmp_path: Path) -> None:
     assert "serve, HTTP POST pre-edit: answers naming the anchored note 2/2" in out.stdout
     assert "no server empty (ok); serve empty (ok)" in out.stdout
     assert "load average" in out.stdout
+
+
+def _tiny_repo(root: Path) -> None:
+    """Three commits of two Python files."""
+    root.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    versions = [
+        {"a.py": "def f():\n    return 1\n"},
+        {"b.py": "class C:\n    def m(self):\n        return 2\n"},
+        {"a.py": "def f():\n    return 3\n\n\ndef g():\n    return f()\n"},
+    ]
+    for n, files in enumerate(versions):
+        for name, text in files.items():
+            (root / name).write_text(text)
+        git("add", ".")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", f"change {n}")
+
+
+def test_bench_first_index_runs_on_a_tiny_clone(tmp_path: Path) -> None:
+    """The first-index benchmark clones a real (tiny) repository, runs `nano-brain index`
+    on it and prints every phase, the peak RSS and the verdicts; its numbers are not judged."""
+    _tiny_repo(tmp_path / "src")
+    numbers = tmp_path / "numbers.json"
+    out = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_first_index.py"), "--clone",
+         str(tmp_path / "src"), "--no-embed", "--max-commits", "2", "--keep",
+         str(tmp_path / "bench"), "--json", str(numbers)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=BENCHMARKS.parent,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 Python files, 3 commits" in out.stdout
+    assert "indexed 2 files (2 source), 4 symbols; history: 2 commits" in out.stdout
+    for phase in ("start-up", "code index", "history", "embedding", "total"):
+        assert f"{phase} " in out.stdout.split("phases:")[1].splitlines()[0]
+    assert "embedding: off (--no-embed)" in out.stdout
+    assert "peak RSS" in out.stdout and "sidecar: not measured" in out.stdout
+    assert "lexical search and hovers ready" in out.stdout
+    assert "load average" in out.stdout
+    data = json.loads(numbers.read_text())
+    assert (data["python_files"], data["symbols"], data["commits"]) == (2, 4, 2)
+    assert data["peak_rss_mb"] > 0
