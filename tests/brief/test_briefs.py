@@ -16,9 +16,7 @@ from nano_brain.brief.edits import EditTarget
 from nano_brain.codeindex import CodeIndex
 from nano_brain.store import QuickReader, QuickReaderError
 from tests.conftest import TinyEmbedder
-from tests.hooks._events import BILLING, CHARGE_LINE, REFUND_LINE
-
-DECISION = "Amounts are integer cents, never floats: float rounding lost money in the 2024 audit."
+from tests.hooks._events import BILLING, CHARGE_LINE, DECISION, REFUND_LINE
 
 
 @pytest.fixture

@@ -27,6 +27,8 @@ def refund(customer, amount_cents):
     """Give money back."""
     return {"customer": customer, "amount": -amount_cents}
 '''
+DECISION = "Amounts are integer cents, never floats: float rounding lost money in the 2024 audit."
+"""The decision the tests anchor to `billing.py::charge`."""
 CHARGE_LINE = "    if amount_cents <= 0:"
 REFUND_LINE = '    return {"customer": customer, "amount": -amount_cents}'
 

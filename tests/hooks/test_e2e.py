@@ -14,10 +14,8 @@ import anyio
 import httpx2
 import pytest
 
-from tests.hooks._events import BILLING, CHARGE_LINE, REFUND_LINE, event, run_hook
+from tests.hooks._events import BILLING, CHARGE_LINE, DECISION, REFUND_LINE, event, run_hook
 from tests.mcp.conftest import Env, make_env, nano_brain_command, start_serve, stdio_client
-
-DECISION = "Amounts are integer cents, never floats: float rounding lost money in the 2024 audit."
 
 
 def _anchor_over_mcp(env: Env) -> str:

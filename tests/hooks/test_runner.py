@@ -14,9 +14,7 @@ from nano_brain import Brain, paths
 from nano_brain.anchoring import anchor
 from nano_brain.codeindex import CodeIndex
 from tests.conftest import TinyEmbedder
-from tests.hooks._events import BILLING, CHARGE_LINE, REFUND_LINE, event, run_hook
-
-DECISION = "Amounts are integer cents, never floats: float rounding lost money in the 2024 audit."
+from tests.hooks._events import BILLING, CHARGE_LINE, DECISION, REFUND_LINE, event, run_hook
 
 
 @pytest.fixture

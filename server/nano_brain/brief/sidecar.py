@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..search import SearchRequest
 from ..store import QuickReader, QuickReaderError
+from ..timeutil import parse_instant
 from .briefs import Briefs, Budgets
 from .hookio import HookRequest, answer, parse
 from .render import BriefItem
@@ -106,7 +106,7 @@ class SidecarBriefs:
                 origin=hit.origin,
                 status=hit.status,
                 snippet=hit.snippet[:240],
-                updated_at=_epoch(hit.updated_at),
+                updated_at=parse_instant(hit.updated_at),  # an `iso()` stamp
             )
             for hit in found.results
         ]
@@ -129,10 +129,3 @@ class SidecarBriefs:
                 self._harvesting.release()
 
         threading.Thread(target=run, name="hook-harvest", daemon=True).start()
-
-
-def _epoch(stamp: str) -> float:
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return 0.0
