@@ -19,6 +19,7 @@ from .config import Config, LoadedConfig, load_config
 from .embedder import UNSET as _UNSET_PROVIDER
 from .embedder import Embedder
 from .embedding import EmbeddingProvider
+from .embedprogress import SpaceProgress
 from .errors import InvalidInputError
 from .filters import Filters
 from .ledger import Ledger
@@ -301,6 +302,10 @@ class Brain(VectorAccess):
     ) -> int:
         """Embed chunks that have no vector yet, in batches; returns how many were stored."""
         return self.embedder.embed_pending(progress=progress, limit=limit, space=space)
+
+    def embedding_progress(self) -> dict[Space, SpaceProgress]:
+        """Per space: chunks with a vector, chunks waiting, the recent rate and an estimate."""
+        return self.embedder.progress()
 
     def pending_embeddings(self, space: Space | None = None) -> int:
         """Chunks still waiting for a vector (of one space, or all)."""

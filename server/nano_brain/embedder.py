@@ -21,6 +21,7 @@ from typing import Any
 
 from .config import EmbeddingConfig
 from .embedding import EmbeddingProvider, configured_name, create_provider
+from .embedprogress import RateMeter, SpaceProgress
 from .errors import EmbeddingError, ModelMismatchError
 from .store.interface import MemoryStore
 from .store.rows import PendingChunk
@@ -54,6 +55,7 @@ class Embedder:
             code = text
         self._providers: dict[Space, EmbeddingProvider | None] = {"text": text, "code": code}
         self._errors: dict[Space, str] = {}
+        self._meters: dict[Space, RateMeter] = {space: RateMeter() for space in SPACES}
         self._lock = threading.Lock()
         self._batch_lock = threading.Lock()
         self._wake = threading.Event()
@@ -152,6 +154,19 @@ class Embedder:
             "state": state,
         }
 
+    def progress(self) -> dict[Space, SpaceProgress]:
+        """Per space: chunks with a vector, chunks waiting, and the recent rate."""
+        embedded = self._store.vector_counts()
+        return {
+            space: SpaceProgress(
+                space,
+                int(embedded.get(space, 0)),
+                self._store.pending_count(space),
+                self._meters[space].rate(),
+            )
+            for space in SPACES
+        }
+
     # -- embedding ----------------------------------------------------------------------------
 
     def embed_pending(
@@ -229,7 +244,9 @@ class Embedder:
             pending = self._store.pending_chunks(size, space)
             if not pending:
                 return 0, 0
+            started = time.perf_counter()
             vectors = provider.embed_documents([embed_text(p) for p in pending])
+            self._meters[space].record(len(pending), time.perf_counter() - started)
             stored = self._store.store_vectors(
                 [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)], space=space
             )
