@@ -15,11 +15,18 @@ run of ``nano-brain index --workspace REPO --json`` in a subprocess, with the de
 - verdicts against the issue's targets, set for a repository of about 700 Python files, 30k
   symbols and 10k commits on 2 cores: lexical search and hovers ready (start-up + code index)
   <= 30 s, history and `why` (+ history) <= 2 min, code and semantic search complete (total)
-  <= 5 min, peak RSS of `nano-brain index` <= 400 MB. The sidecar's (<= 300 MB) is not
-  measured yet.
+  <= 5 min, peak RSS of `nano-brain index` <= 400 MB.
+
+With ``--sidecar`` the same first index is then made again by the editor's sidecar: a fresh
+store, the real ``nano-brain lsp`` started on the repository by pygls's LanguageClient with
+the default config, as an editor opening the folder does. It prints when a symbol of the
+repository is found by workspace-symbol search and first hovered (symbol index and hovers
+ready), when the first index pass (code and history) reports its end, when no chunk waits
+for a vector any more (read from the store, read-only, every second), and the sidecar's
+VmHWM (its peak RSS, kernel-kept) and the largest RSS its child processes were seen at.
 
     python benchmarks/bench_first_index.py (--repo PATH | --clone SRC) [--no-embed]
-        [--max-commits N] [--keep DIR] [--json PATH]
+        [--max-commits N] [--sidecar [--sidecar-only]] [--keep DIR] [--json PATH]
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ LEXICAL_TARGET_S = 30.0
 HISTORY_TARGET_S = 120.0
 TOTAL_TARGET_S = 300.0
 INDEX_RSS_TARGET_MB = 400.0
+SIDECAR_RSS_TARGET_MB = 300.0
 #: How often the index process's VmHWM is read while it runs.
 POLL_S = 0.05
 
@@ -194,7 +202,6 @@ def print_report(s: dict[str, Any], embed: bool) -> None:
     print(f"peak RSS {s['peak_rss_mb']:.1f} MB (wait4 ru_maxrss: the index process or a parse "
           f"worker); index process VmHWM as last polled {s['index_vmhwm_polled_mb']} MB "
           f"({s['hwm_samples']} samples)")  # fmt: skip
-    print("sidecar: not measured")
     print("targets (for about 700 Python files, 30k symbols, 10k commits, 2 cores):")
     print(f"  lexical search and hovers ready {s['lexical_ready_s']:.2f} s "
           f"({_verdict(s['lexical_ready_s'], LEXICAL_TARGET_S, 's')})")  # fmt: skip
@@ -204,6 +211,40 @@ def print_report(s: dict[str, Any], embed: bool) -> None:
     print(f"  code and semantic search complete {t['total']:.2f} s ({judged})")
     print(f"  peak RSS of nano-brain index {s['peak_rss_mb']:.1f} MB "
           f"({_verdict(s['peak_rss_mb'], INDEX_RSS_TARGET_MB, 'MB')})")  # fmt: skip
+
+
+def run_sidecar(repo: Path, home: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """The sidecar's first index of the repository, on a store of its own."""
+    from _sidecar_run import measure_sidecar  # the LSP client is loaded only when asked
+
+    side = home / "sidecar"
+    shutil.rmtree(side, ignore_errors=True)
+    env = _env(side, args.max_commits)
+    if not args.embed:
+        env["NANO_BRAIN_EMBEDDING__PROVIDER"] = "none"
+    return measure_sidecar(repo, env, args.sidecar_timeout)
+
+
+def print_sidecar(s: dict[str, Any]) -> None:
+    embedded = s.get("embedded_s")
+    done = f"{embedded:.1f} s" if embedded is not None else (
+        f"not within the timeout ({s.get('pending_at_timeout')} chunks left)")  # fmt: skip
+    print(f"sidecar (nano-brain lsp, default config) on {s['target']}:")
+    ready = max(s["symbol_found_s"], s["hover_s"])
+    print(f"  symbol found {s['symbol_found_s']:.2f} s, first hover {s['hover_s']:.2f} s "
+          f"({_verdict(ready, LEXICAL_TARGET_S, 's')})")  # fmt: skip
+    first = s.get("first_pass_s")
+    print(
+        f"  first index pass (code and history) ended {first} s"
+        + (f" ({_verdict(first, HISTORY_TARGET_S, 's')})" if first is not None else "")
+    )
+    print(
+        f"  every chunk embedded {done}"
+        + (f" ({_verdict(embedded, TOTAL_TARGET_S, 's')})" if embedded is not None else "")
+    )
+    print(f"  sidecar VmHWM {s['sidecar_vmhwm_mb']:.1f} MB "
+          f"({_verdict(s['sidecar_vmhwm_mb'], SIDECAR_RSS_TARGET_MB, 'MB')}); its child "
+          f"processes peaked at {s['children_peak_rss_mb']:.1f} MB RSS (polled)")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,7 +259,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the clone, the store and the logs in this folder")  # fmt: skip
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    parser.add_argument("--sidecar", action="store_true",
+                        help="then index again through `nano-brain lsp` (fresh store)")  # fmt: skip
+    parser.add_argument("--sidecar-only", action="store_true",
+                        help="only the sidecar's first index (no `index` run)")  # fmt: skip
+    parser.add_argument("--sidecar-timeout", type=float, default=3600.0,
+                        help="give up waiting for the sidecar after this many seconds")  # fmt: skip
     args = parser.parse_args(argv)
+    args.sidecar = args.sidecar or args.sidecar_only
     home = (args.keep or Path(tempfile.mkdtemp(prefix="nano-brain-bench-first-"))).resolve()
     home.mkdir(parents=True, exist_ok=True)
     for var in ("xdg_data_home", "xdg_config_home", "xdg_state_home"):
@@ -232,20 +280,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nano-brain first index of {args.repo or args.clone}: {py_files} Python files, "
               f"{commits} commits{cloned}")  # fmt: skip
         print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
-        run = run_index(repo, _env(home, args.max_commits), args.embed, home)
-        if run.returncode != 0 or "timings" not in run.report:
-            print(f"nano-brain index failed (exit {run.returncode}):\n{run.stderr[-4000:]}")
-            return run.returncode or 1
-        summary = summarize(run)
-        print_report(summary, args.embed)
+        numbers: dict[str, Any] = {
+            "source": str(args.repo or args.clone), "python_files": py_files,
+            "git_commits": commits, "clone_s": clone_s, "embed": args.embed,
+            "max_commits": args.max_commits, "load_before": load,
+        }  # fmt: skip
+        if not args.sidecar_only:
+            run = run_index(repo, _env(home, args.max_commits), args.embed, home)
+            if run.returncode != 0 or "timings" not in run.report:
+                print(f"nano-brain index failed (exit {run.returncode}):\n{run.stderr[-4000:]}")
+                return run.returncode or 1
+            summary = summarize(run)
+            print_report(summary, args.embed)
+            numbers.update(summary, hwm_series=run.hwm_series)
+        if args.sidecar:
+            numbers["sidecar"] = sidecar = run_sidecar(repo, home, args)
+            print_sidecar(sidecar)
         after = os.getloadavg()
         print(f"load average after {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}")
         if args.json:
-            numbers = {"source": str(args.repo or args.clone), "python_files": py_files,
-                       "git_commits": commits, "clone_s": clone_s, "embed": args.embed,
-                       "max_commits": args.max_commits, "load_before": load,
-                       "load_after": after, **summary, "hwm_series": run.hwm_series}  # fmt: skip
-            args.json.write_text(json.dumps(numbers, indent=2))
+            args.json.write_text(json.dumps({**numbers, "load_after": after}, indent=2))
     finally:
         if args.keep is None:
             shutil.rmtree(home, ignore_errors=True)
