@@ -1,0 +1,179 @@
+"""A file's symbols before a commit, carried back from its symbols after it through the diff.
+
+The history is read newest first. The symbols of a file after a commit are known (the
+version at HEAD is parsed once; a newer commit's "before" is this commit's "after"), and a
+zero-context diff says exactly which lines the commit removed and added: a symbol whose
+first and last lines the commit did not touch was the same symbol before it, its lines
+shifted by the lines added and removed above it (``git log -L`` follows a range the same
+way). The older version is parsed only where that is ambiguous:
+
+- a symbol's first line is an added or changed line (a new signature or decorator, a
+  rename: telling a rename from an addition needs the real old symbols);
+- the removed lines may hold a definition (a symbol removed or moved away), read from the
+  diff's own removed lines with a cheap per-language test;
+- the diff kept too many removed lines to test, or the file was deleted (nothing to carry).
+
+A symbol wholly inside added lines (an insertion, nothing removed there) did not exist
+before and is dropped. A symbol whose last line was added ends, before, where the hunk's
+removed lines end (or where the insertion was made).
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from ._git import BlobReader, FileChange
+from ._symbols import Span, spans_of
+
+log = logging.getLogger(__name__)
+
+Hunk = tuple[int, int, int, int]
+#: Spans kept for blobs seen (an LRU by total spans: about 200 bytes each).
+MAX_CACHED_SPANS = 150_000
+
+# Python: a def, class or decorator line at any depth, or a module-level assignment (the
+# code index makes those symbols too).
+_PYTHON_DEF = re.compile(
+    rb"^[ \t]*(?:async[ \t]+def|def|class)\b|^[ \t]*@|^[A-Za-z_]\w*[ \t]*(?::|=(?!=))|^type\b",
+    re.M,
+)
+# Other languages: a broad test (a false "may define" only costs a parse): definition
+# keywords, modifiers, arrows, annotations, and any `name(...) {` or `Type name(` line.
+_ANY_DEF = re.compile(
+    rb"\b(?:function|class|def|fn|func|interface|struct|enum|impl|trait|module|mod|type|"
+    rb"const|let|var|static|public|private|protected|internal|export|macro_rules|record)\b"
+    rb"|=>|@\w|\w[ \t]*\([^)\n]*\)[ \t]*(?:\{|->|:|throws)|^[ \t]*[\w<>\[\],.?]+[ \t]+\w+[ \t]*\(",
+    re.M,
+)
+
+
+def may_define(language: str, removed: bytes) -> bool:
+    """Whether removed lines of a file in ``language`` may hold (part of) a definition."""
+    pattern = _PYTHON_DEF if language == "python" else _ANY_DEF
+    return pattern.search(removed) is not None
+
+
+def carry_back(
+    after: Sequence[Span], hunks: Sequence[Hunk], removed: bytes | None, language: str
+) -> list[Span] | None:
+    """The spans of the file before the change, from ``after`` and the change's hunks and
+    removed lines; None when that is ambiguous (parse the older version instead)."""
+    if removed is None or (removed and may_define(language, removed)):
+        return None
+    ordered = sorted(hunks, key=lambda h: h[2])
+    # a hunk lies before new line n when its last new line (or, for a deletion, the line
+    # it follows) is above n; `shift` is what the hunks before add to a new line number
+    lasts = [c + d - 1 if d > 0 else c for _, _, c, d in ordered]
+    shift = [0]
+    for _, b, _, d in ordered:
+        shift.append(shift[-1] + b - d)
+    out: list[Span] = []
+    dropped = False
+    for name, kind, start, end in after:
+        i = bisect.bisect_left(lasts, start)
+        first = ordered[i] if i < len(ordered) and _holds(ordered[i], start) else None
+        if first is not None:
+            a, b, c, d = first
+            if b == 0 and end <= c + d - 1:
+                dropped = True  # wholly inserted: it did not exist before
+                continue
+            return None  # its first line was written by this commit
+        j = bisect.bisect_left(lasts, end)
+        last = ordered[j] if j < len(ordered) and _holds(ordered[j], end) else None
+        if last is not None:
+            a, b, _, _ = last
+            old_end = a + b - 1 if b > 0 else a
+        else:
+            old_end = end + shift[j]
+        old_start = start + shift[i]
+        out.append((name, kind, old_start, max(old_start, old_end)))
+    if dropped and any("#" in s[0] for s in after):
+        return None  # a same-named sibling went: the numbering of the rest may differ
+    return out
+
+
+def _holds(hunk: Hunk, line: int) -> bool:
+    _, _, c, d = hunk
+    return d > 0 and c <= line <= c + d - 1
+
+
+class SpanSource:
+    """The symbols of both sides of each changed file, read newest first: cached by blob,
+    carried back where the diff allows, parsed where it does not. Counts what it did."""
+
+    def __init__(self, reader: BlobReader, max_spans: int = MAX_CACHED_SPANS) -> None:
+        self.reader = reader
+        self.max_spans = max_spans
+        self.parsed = 0
+        self.carried = 0
+        self._cache: OrderedDict[tuple[str, str], list[Span] | None] = OrderedDict()
+        self._held = 0
+
+    def sides(
+        self, change: FileChange, before_lang: str | None, after_lang: str | None
+    ) -> tuple[list[Span] | None, list[Span] | None]:
+        """(before, after): no symbols for a side that does not exist (an added or deleted
+        file), None for one that is not source code or could not be read or parsed."""
+        after = self._side(change.new_blob, after_lang, change.new_path)
+        if after is None or not change.old_blob:
+            return ([] if not change.old_blob else None), after
+        if before_lang is None:
+            return None, after
+        key = (change.old_blob, before_lang)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key], after
+        carried = None
+        if change.new_blob and before_lang == after_lang and change.status in ("M", "R"):
+            carried = carry_back(after, change.hunks, _bytes(change.removed), before_lang)
+        if carried is None:
+            return self._side(change.old_blob, before_lang, change.old_path), after
+        self.carried += 1
+        self._keep(key, carried)
+        return carried, after
+
+    def texts(self, change: FileChange) -> tuple[bytes | None, bytes | None]:
+        """The file's bytes before and after the change (read to pair renames)."""
+        old, new = change.old_blob, change.new_blob
+        return (self.reader.read(old) if old else None, self.reader.read(new) if new else None)
+
+    def _side(self, blob: str | None, language: str | None, path: str | None) -> list[Span] | None:
+        if not blob:
+            return []
+        if language is None:
+            return None
+        key = (blob, language)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        spans = self._parse(blob, path or "")
+        self._keep(key, spans)
+        return spans
+
+    def _parse(self, blob: str, path: str) -> list[Span] | None:
+        self.parsed += 1
+        data = self.reader.read(blob)
+        if data is None or b"\x00" in data[:8000]:
+            return None
+        try:
+            return spans_of(path, data)
+        except Exception as exc:  # a file the parser cannot take is skipped, not fatal
+            log.debug("cannot parse %s at %s: %s", path, blob[:10], exc)
+            return None
+
+    def _keep(self, key: tuple[str, str], spans: list[Span] | None) -> None:
+        if key in self._cache:
+            self._held -= len(self._cache[key] or ()) + 1
+        self._cache[key] = spans
+        self._held += len(spans or ()) + 1
+        while self._held > self.max_spans and len(self._cache) > 1:
+            _, old = self._cache.popitem(last=False)
+            self._held -= len(old or ()) + 1
+
+
+def _bytes(removed: bytearray | None) -> bytes | None:
+    return None if removed is None else bytes(removed)
