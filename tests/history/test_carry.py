@@ -18,7 +18,7 @@ from nano_brain.history._git import Git
 from nano_brain.history._symbols import changed_symbols, spans_of
 
 from .conftest import Repo
-from .test_symbols import ACTIONS, _hunks, _render
+from .test_symbols import _hunks
 
 BrainOf = Callable[..., Brain]
 
@@ -190,36 +190,56 @@ def test_other_languages_are_tested_broadly() -> None:
     assert not may_define("python", b"    x += 1\n    return x\n")
 
 
-@settings(max_examples=60, deadline=None)
+def _render_with(funcs: list[tuple[str, int, int, int, bool]]) -> str:
+    """Functions (name, id, version, arguments, decorated), each line naming the id so that
+    a diff aligns each function with itself."""
+    out = []
+    for name, fid, version, arity, decorated in funcs:
+        args = ", ".join(f"x{k}" for k in range(arity))
+        out += (["@cached"] if decorated else []) + [
+            f"def {name}({args}):", f"    a{fid} = {fid}", f"    b{fid} = a{fid} * {version}",
+            f"    return b{fid}", ""]  # fmt: skip
+    return "\n".join(out) + "\n"
+
+
+EDITS = ("keep", "keep", "modify", "remove", "rename", "signature", "decorate")
+
+
+@settings(max_examples=80, deadline=None)
 @given(
     count=st.integers(1, 8),
-    actions=st.lists(st.sampled_from(ACTIONS), min_size=8, max_size=8),
+    actions=st.lists(st.sampled_from(EDITS), min_size=8, max_size=8),
+    decorated=st.lists(st.booleans(), min_size=8, max_size=8),
     added=st.lists(st.integers(0, 8), max_size=3),
 )
 def test_carried_spans_are_the_parsed_ones(
-    count: int, actions: list[str], added: list[int]
+    count: int, actions: list[str], decorated: list[bool], added: list[int]
 ) -> None:
     """Random files and edits: whenever carrying answers, it answers what parsing does."""
-    before = [(f"f{i}", i, 1) for i in range(count)]
-    after: list[tuple[str, int, int]] = []
-    for (name, fid, version), action in zip(before, actions, strict=False):
+    before = [(f"f{i}", i, 1, 1, decorated[i]) for i in range(count)]
+    after: list[tuple[str, int, int, int, bool]] = []
+    for (name, fid, version, arity, deco), action in zip(before, actions, strict=False):
         if action == "keep":
-            after.append((name, fid, version))
+            after.append((name, fid, version, arity, deco))
         elif action == "modify":
-            after.append((name, fid, version + 1))
+            after.append((name, fid, version + 1, arity, deco))
         elif action == "rename":
-            after.append((f"renamed{fid}", fid, version))
+            after.append((f"renamed{fid}", fid, version, arity, deco))
+        elif action == "signature":
+            after.append((name, fid, version, arity + 1, deco))
+        elif action == "decorate":
+            after.append((name, fid, version, arity, not deco))
     for k, where in enumerate(added):
-        after.insert(min(where, len(after)), (f"new{100 + k}", 100 + k, 1))
-    old, new = _render(before), _render(after)
+        after.insert(min(where, len(after)), (f"new{100 + k}", 100 + k, 1, 1, False))
+    old, new = _render_with(before), _render_with(after)
     hunks = _hunks(old, new)
     lines = old.splitlines()
     removed = "".join(line + "\n" for a, b, _, _ in hunks for line in lines[a - 1 : a - 1 + b])
     carried = carry_back(spans_of("m.py", new.encode()), hunks, removed.encode(), "python")
     if carried is not None:
         assert carried == spans_of("m.py", old.encode())
-    if all(a in ("keep", "modify") for a in actions[:count]) and not added:
-        assert carried is not None  # bodies alone changed: nothing left to the parser
+    if all(a in ("keep", "modify", "signature") for a in actions[:count]) and not added:
+        assert carried is not None  # bodies and signatures alone: nothing left to the parser
 
 
 def test_hunks_of_the_helper_match_git_style() -> None:

@@ -7,10 +7,12 @@ first and last lines the commit did not touch was the same symbol before it, its
 shifted by the lines added and removed above it (``git log -L`` follows a range the same
 way). The older version is parsed only where that is ambiguous:
 
-- a symbol's first line is an added or changed line (a new signature or decorator, a
-  rename: telling a rename from an addition needs the real old symbols);
-- the removed lines may hold a definition (a symbol removed or moved away), read from the
-  diff's own removed lines with a cheap per-language test;
+- a symbol's first line is an added or changed line (a decorator, a rename: telling a
+  rename from an addition needs the real old symbols), unless it is a Python definition
+  line rewritten in place under the same name (a new signature: one removed definition
+  line of that name in the same hunk);
+- the removed lines may hold any other definition (a symbol removed or moved away), read
+  from the diff's own removed lines with a cheap per-language test;
 - the diff kept too many removed lines to test, or the file was deleted (nothing to carry).
 
 A symbol wholly inside added lines (an insertion, nothing removed there) did not exist
@@ -41,6 +43,9 @@ _PYTHON_DEF = re.compile(
     rb"^[ \t]*(?:async[ \t]+def|def|class)\b|^[ \t]*@|^[A-Za-z_]\w*[ \t]*(?::|=(?!=))|^type\b",
     re.M,
 )
+_PYTHON_NAMED = re.compile(
+    rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+(\w+)|^([A-Za-z_]\w*)[ \t]*(?::|=(?!=))"
+)
 # Other languages: a broad test (a false "may define" only costs a parse): definition
 # keywords, modifiers, arrows, annotations, and any `name(...) {` or `Type name(` line.
 _ANY_DEF = re.compile(
@@ -62,9 +67,15 @@ def carry_back(
 ) -> list[Span] | None:
     """The spans of the file before the change, from ``after`` and the change's hunks and
     removed lines; None when that is ambiguous (parse the older version instead)."""
-    if removed is None or (removed and may_define(language, removed)):
+    if removed is None:
         return None
     ordered = sorted(hunks, key=lambda h: h[2])
+    redefined: dict[int, tuple[int, str]] = {}
+    if removed and may_define(language, removed):
+        found = _redefined(ordered, removed, language)
+        if found is None:
+            return None
+        redefined = found
     # a hunk lies before new line n when its last new line (or, for a deletion, the line
     # it follows) is above n; `shift` is what the hunks before add to a new line number
     lasts = [c + d - 1 if d > 0 else c for _, _, c, d in ordered]
@@ -72,28 +83,62 @@ def carry_back(
     for _, b, _, d in ordered:
         shift.append(shift[-1] + b - d)
     out: list[Span] = []
-    dropped = False
+    dropped, used = False, set()
     for name, kind, start, end in after:
         i = bisect.bisect_left(lasts, start)
-        first = ordered[i] if i < len(ordered) and _holds(ordered[i], start) else None
-        if first is not None:
-            a, b, c, d = first
+        old_start = start + shift[i]
+        if i < len(ordered) and _holds(ordered[i], start):
+            _, b, c, d = ordered[i]
             if b == 0 and end <= c + d - 1:
                 dropped = True  # wholly inserted: it did not exist before
                 continue
-            return None  # its first line was written by this commit
+            if i in used or redefined.get(i, (0, ""))[1] != _leaf(name):
+                return None  # its first line was written by this commit, not rewritten
+            used.add(i)  # its definition line rewritten in place: a new signature
+            old_start = redefined[i][0]
         j = bisect.bisect_left(lasts, end)
-        last = ordered[j] if j < len(ordered) and _holds(ordered[j], end) else None
-        if last is not None:
-            a, b, _, _ = last
+        if j < len(ordered) and _holds(ordered[j], end):
+            a, b, _, _ = ordered[j]
             old_end = a + b - 1 if b > 0 else a
         else:
             old_end = end + shift[j]
-        old_start = start + shift[i]
         out.append((name, kind, old_start, max(old_start, old_end)))
+    for k in redefined.keys() - used:
+        # a definition line rewritten under a symbol that starts above it (at a decorator
+        # the commit kept); any other was a symbol removed or renamed
+        line, leaf = ordered[k][2], redefined[k][1]
+        if not any(_leaf(n) == leaf and s < line <= e for n, _, s, e in after):
+            return None
     if dropped and any("#" in s[0] for s in after):
         return None  # a same-named sibling went: the numbering of the rest may differ
     return out
+
+
+def _redefined(
+    ordered: Sequence[Hunk], removed: bytes, language: str
+) -> dict[int, tuple[int, str]] | None:
+    """Hunks (by index) whose removed lines hold one definition line, rewritten in place: its
+    old line and name. None when removed lines may hold any other definition (a decorator,
+    two definitions in one hunk, or another language than Python)."""
+    lines = removed.split(b"\n")[:-1]
+    if language != "python" or len(lines) != sum(h[1] for h in ordered):
+        return None
+    out: dict[int, tuple[int, str]] = {}
+    pos = 0
+    for k, (a, b, _, _) in enumerate(ordered):
+        chunk, pos = lines[pos : pos + b], pos + b
+        found = [(n, line) for n, line in enumerate(chunk) if _PYTHON_DEF.match(line)]
+        if not found:
+            continue
+        named = _PYTHON_NAMED.match(found[0][1]) if len(found) == 1 else None
+        if named is None:
+            return None
+        out[k] = (a + found[0][0], (named.group(1) or named.group(2)).decode("utf-8", "replace"))
+    return out
+
+
+def _leaf(name: str) -> str:
+    return name.rsplit(".", 1)[-1].split("#", 1)[0]
 
 
 def _holds(hunk: Hunk, line: int) -> bool:
