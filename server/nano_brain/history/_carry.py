@@ -15,9 +15,10 @@ way). The older version is parsed only where that is ambiguous:
   from the diff's own removed lines with a cheap per-language test;
 - the diff kept too many removed lines to test, or the file was deleted (nothing to carry).
 
-A symbol wholly inside added lines (an insertion, nothing removed there) did not exist
-before and is dropped. A symbol whose last line was added ends, before, where the hunk's
-removed lines end (or where the insertion was made).
+A symbol wholly inside added lines did not exist before and is dropped (unless a definition
+line of its name was removed in the same hunk: then it was rewritten, as above; a definition
+removed anywhere else makes the file ambiguous). A symbol whose last line was added ends,
+before, where the hunk's removed lines end (or where the insertion was made).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import bisect
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ._git import BlobReader, FileChange
 from ._symbols import Span, spans_of
@@ -34,6 +35,8 @@ from ._symbols import Span, spans_of
 log = logging.getLogger(__name__)
 
 Hunk = tuple[int, int, int, int]
+#: A version of a file: (blob, language).
+Key = tuple[str, str]
 #: Spans kept for blobs seen (an LRU by total spans: about 200 bytes each).
 MAX_CACHED_SPANS = 150_000
 
@@ -89,10 +92,13 @@ def carry_back(
         old_start = start + shift[i]
         if i < len(ordered) and _holds(ordered[i], start):
             _, b, c, d = ordered[i]
-            if b == 0 and end <= c + d - 1:
-                dropped = True  # wholly inserted: it did not exist before
+            rewritten = redefined.get(i, (0, ""))[1] == _leaf(name) and i not in used
+            if end <= c + d - 1 and not rewritten:
+                # wholly written by this commit, and no definition line removed here that
+                # it could be (one removed elsewhere, a move, is checked below): new
+                dropped = True
                 continue
-            if i in used or redefined.get(i, (0, ""))[1] != _leaf(name):
+            if not rewritten:
                 return None  # its first line was written by this commit, not rewritten
             used.add(i)  # its definition line rewritten in place: a new signature
             old_start = redefined[i][0]
@@ -148,22 +154,39 @@ def _holds(hunk: Hunk, line: int) -> bool:
 
 class SpanSource:
     """The symbols of both sides of each changed file, read newest first: cached by blob,
-    carried back where the diff allows, parsed where it does not. Counts what it did."""
+    carried back where a diff allows, parsed where it does not. Counts what it did.
 
-    def __init__(self, reader: BlobReader, max_spans: int = MAX_CACHED_SPANS) -> None:
+    A version of a file is read as the "before" of the commits that changed it and then as
+    the "after" of the commit that made it, which comes later (children first): that last
+    read drops it from the cache. A version not cached (the other side of a merge, which
+    has no diff of its own) is carried back from the newest cached version of the same
+    path through a diff of the two blobs (``diff``), before it is parsed.
+    """
+
+    def __init__(
+        self,
+        reader: BlobReader,
+        diff: Callable[[str, str], FileChange] | None = None,
+        max_spans: int = MAX_CACHED_SPANS,
+    ) -> None:
         self.reader = reader
+        self.diff = diff
         self.max_spans = max_spans
         self.parsed = 0
         self.carried = 0
-        self._cache: OrderedDict[tuple[str, str], list[Span] | None] = OrderedDict()
+        self._cache: OrderedDict[Key, list[Span] | None] = OrderedDict()
         self._held = 0
+        self._latest: dict[str, Key] = {}
+        """path -> its version cached last (one entry per path of the window)"""
 
     def sides(
         self, change: FileChange, before_lang: str | None, after_lang: str | None
     ) -> tuple[list[Span] | None, list[Span] | None]:
         """(before, after): no symbols for a side that does not exist (an added or deleted
         file), None for one that is not source code or could not be read or parsed."""
-        after = self._side(change.new_blob, after_lang, change.new_path)
+        after = self._after(change.new_blob, after_lang, change.new_path or "")
+        if change.new_blob and after_lang:
+            self._drop((change.new_blob, after_lang))  # read for the last time
         if after is None or not change.old_blob:
             return ([] if not change.old_blob else None), after
         if before_lang is None:
@@ -175,49 +198,58 @@ class SpanSource:
         carried = None
         if change.new_blob and before_lang == after_lang and change.status in ("M", "R"):
             carried = carry_back(after, change.hunks, _bytes(change.removed), before_lang)
-        if carried is None:
-            return self._side(change.old_blob, before_lang, change.old_path), after
-        self.carried += 1
-        self._keep(key, carried)
-        return carried, after
+        if carried is not None:
+            self.carried += 1
+        before = carried if carried is not None else self._parse(change.old_blob, change.old_path)
+        self._keep(key, before, change.old_path or "")
+        return before, after
 
     def texts(self, change: FileChange) -> tuple[bytes | None, bytes | None]:
         """The file's bytes before and after the change (read to pair renames)."""
         old, new = change.old_blob, change.new_blob
         return (self.reader.read(old) if old else None, self.reader.read(new) if new else None)
 
-    def _side(self, blob: str | None, language: str | None, path: str | None) -> list[Span] | None:
+    def _after(self, blob: str | None, language: str | None, path: str) -> list[Span] | None:
         if not blob:
             return []
         if language is None:
             return None
         key = (blob, language)
         if key in self._cache:
-            self._cache.move_to_end(key)
             return self._cache[key]
-        spans = self._parse(blob, path or "")
-        self._keep(key, spans)
-        return spans
+        near = self._latest.get(path)
+        known = self._cache.get(near) if near is not None else None
+        if near is not None and known is not None and near[1] == language and self.diff:
+            change = self.diff(blob, near[0])
+            carried = carry_back(known, change.hunks, _bytes(change.removed), language)
+            if carried is not None:
+                self.carried += 1
+                return carried
+        return self._parse(blob, path)
 
-    def _parse(self, blob: str, path: str) -> list[Span] | None:
+    def _parse(self, blob: str, path: str | None) -> list[Span] | None:
         self.parsed += 1
         data = self.reader.read(blob)
         if data is None or b"\x00" in data[:8000]:
             return None
         try:
-            return spans_of(path, data)
+            return spans_of(path or "", data)
         except Exception as exc:  # a file the parser cannot take is skipped, not fatal
             log.debug("cannot parse %s at %s: %s", path, blob[:10], exc)
             return None
 
-    def _keep(self, key: tuple[str, str], spans: list[Span] | None) -> None:
-        if key in self._cache:
-            self._held -= len(self._cache[key] or ()) + 1
+    def _keep(self, key: Key, spans: list[Span] | None, path: str) -> None:
+        self._drop(key)
         self._cache[key] = spans
+        self._latest[path] = key
         self._held += len(spans or ()) + 1
         while self._held > self.max_spans and len(self._cache) > 1:
             _, old = self._cache.popitem(last=False)
             self._held -= len(old or ()) + 1
+
+    def _drop(self, key: Key) -> None:
+        if key in self._cache:
+            self._held -= len(self._cache.pop(key) or ()) + 1
 
 
 def _bytes(removed: bytearray | None) -> bytes | None:

@@ -185,6 +185,23 @@ class Git:
         )  # fmt: skip
         return proc.returncode == 0
 
+    def blob_diff(self, old: str, new: str) -> FileChange:
+        """Two blobs compared as one file changed from ``old`` to ``new``: hunks and removed
+        lines as the log gives them (no rename detection, no context)."""
+        out = subprocess.run(
+            self._cmd("diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", old, new),
+            cwd=self.root, env=self._env, capture_output=True, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        change = FileChange("M", None, None, old, new)
+        if out.returncode not in (0, 1):
+            change.removed = None  # unreadable: nothing to carry through
+            return change
+        lines = out.stdout.split(b"\n")
+        i = 0
+        while i < len(lines):
+            i = _hunk(lines, i, change)
+        return change
+
     def rev_list(
         self, head: str, *, max_count: int, since: str | None, exclude: Sequence[str] = ()
     ) -> list[str]:
@@ -300,30 +317,36 @@ def _files(diff: bytes) -> list[FileChange]:
             current += 1
             i += 1
             continue
-        match = _HUNK.match(line) if line.startswith(b"@@ ") else None
-        if match is None:
-            i += 1
-            continue
-        old_start, old_count, new_start, new_count = (
-            int(match.group(1)),
-            1 if match.group(2) is None else int(match.group(2)),
-            int(match.group(3)),
-            1 if match.group(4) is None else int(match.group(4)),
-        )
-        change = files[current] if 0 <= current < len(files) else None
-        if change is not None:
-            change.hunks.append((old_start, old_count, new_start, new_count))
-        # read the hunk's own lines by count (skipping "\ No newline at end of file" markers)
-        i += 1
-        left = old_count + new_count
-        while left > 0 and i < n:
-            line = lines[i]
-            if not line.startswith(b"\\"):
-                left -= 1
-                if line.startswith(b"-") and change is not None:
-                    _keep_removed(change, line)
-            i += 1
+        i = _hunk(lines, i, files[current] if 0 <= current < len(files) else None)
     return files
+
+
+def _hunk(lines: list[bytes], i: int, change: FileChange | None) -> int:
+    """Read the hunk whose header may be ``lines[i]`` into ``change``: the next line's index."""
+    n = len(lines)
+    line = lines[i]
+    match = _HUNK.match(line) if line.startswith(b"@@ ") else None
+    if match is None:
+        return i + 1
+    old_start, old_count, new_start, new_count = (
+        int(match.group(1)),
+        1 if match.group(2) is None else int(match.group(2)),
+        int(match.group(3)),
+        1 if match.group(4) is None else int(match.group(4)),
+    )
+    if change is not None:
+        change.hunks.append((old_start, old_count, new_start, new_count))
+    # read the hunk's own lines by count (skipping "\ No newline at end of file" markers)
+    i += 1
+    left = old_count + new_count
+    while left > 0 and i < n:
+        line = lines[i]
+        if not line.startswith(b"\\"):
+            left -= 1
+            if line.startswith(b"-") and change is not None:
+                _keep_removed(change, line)
+        i += 1
+    return i
 
 
 def _keep_removed(change: FileChange, line: bytes) -> None:

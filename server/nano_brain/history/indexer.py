@@ -154,7 +154,8 @@ class HistoryIndexer:
         reader = BlobReader(git, DEFAULT_MAX_BYTES) if fresh else None
         try:
             commits = git.log(head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since)
-            self._write(commits, seqs, reader, info, report, notify, gone, forward)
+            source = SpanSource(reader, git.blob_diff) if reader is not None else None
+            self._write(commits, seqs, source, info, report, notify, gone, forward)
         finally:
             if reader is not None:
                 reader.close()
@@ -218,7 +219,7 @@ class HistoryIndexer:
         self,
         commits: Iterable[RawCommit],
         seqs: dict[str, int],
-        reader: BlobReader | None,
+        source: SpanSource | None,
         info: RepoInfo,
         report: HistoryReport,
         notify: HistoryProgress,
@@ -232,7 +233,6 @@ class HistoryIndexer:
         if gone:
             with store.transaction():
                 report.removed += self.store.delete_commits(gone)
-        source = SpanSource(reader) if reader is not None else None
         rows: list[CommitRows] = []
         for commit in commits if seqs else ():
             seq = seqs.get(commit.hash)
