@@ -1,7 +1,7 @@
 """How accurate "why" is: the commits the history index links to a symbol, against
 ``git log -L`` on the symbol's lines (issue 35).
 
-For a git repository (a work tree) and a store built for it (``--db PATH``, e.g. by
+For a git repository (a work tree) and stores built for it (``--db PATH...``, e.g. by
 ``nano-brain index --no-embed --workspace REPO``; or ``--build``: built here, in a temporary
 folder, by that command), ``--symbols`` functions, methods and classes that exist at HEAD are
 sampled (seeded). For each, ``git log -L<first>,<last>:<path> --no-patch`` lists the commits
@@ -11,7 +11,7 @@ that changed those lines, kept to the index's window (the newest ``--max-commits
 over all the pairs (micro) and per symbol (macro), how many symbols agree exactly, and the
 symbols that differ most (``--show``).
 
-    python benchmarks/eval_history_lines.py --repo DIR (--db PATH | --build) [--symbols 100]
+    python benchmarks/eval_history_lines.py --repo DIR (--db PATH... | --build) [--symbols 100]
         [--seed 0] [--max-commits 10000] [--jobs 2] [--show 5] [--json PATH]
 """
 
@@ -106,24 +106,29 @@ def build(repo: Path, home: Path, max_commits: int) -> Path:
     return found
 
 
-def evaluate(args: argparse.Namespace, db: Path) -> dict[str, Any]:
+def evaluate(args: argparse.Namespace, dbs: list[Path]) -> list[dict[str, Any]]:
+    """The numbers of each store, against one `git log -L` run per sampled symbol."""
     repo = Path(args.repo).resolve()
     symbols = head_symbols(repo)
     picked = random.Random(args.seed).sample(symbols, min(args.symbols, len(symbols)))
     kept, since = window(repo, args.max_commits)
-    config = load_config(repo, overrides={"embedding": {"provider": "none"}})
-    brain = Brain(repo, config=config, db_path=db)
-    try:
-        history = History(brain)
-        found = {n: {c.hash for c in history.commits_of(n, limit=100_000)} for n, *_ in picked}
-    finally:
-        brain.close()
     with ThreadPoolExecutor(args.jobs) as pool:
         truths = list(pool.map(lambda s: line_log(repo, s[1], s[2], s[3], since) & kept, picked))
-    samples = [
-        Sample(n, p, s, e, t, found[n]) for (n, p, s, e), t in zip(picked, truths, strict=True)
-    ]
-    return summarize(samples, args.show)
+    out = []
+    for db in dbs:
+        config = load_config(repo, overrides={"embedding": {"provider": "none"}})
+        brain = Brain(repo, config=config, db_path=db)
+        try:
+            history = History(brain)
+            found = [{c.hash for c in history.commits_of(n, limit=100_000)} for n, *_ in picked]
+        finally:
+            brain.close()
+        samples = [
+            Sample(n, p, s, e, t, f)
+            for (n, p, s, e), t, f in zip(picked, truths, found, strict=True)
+        ]
+        out.append({"db": str(db), **summarize(samples, args.show)})
+    return out
 
 
 def summarize(samples: list[Sample], show: int) -> dict[str, Any]:
@@ -157,7 +162,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", required=True, help="the repository's work tree")
     where = ap.add_mutually_exclusive_group(required=True)
-    where.add_argument("--db", help="a store built for the repository (brain.db)")
+    where.add_argument("--db", nargs="+", help="stores built for the repository (brain.db)")
     where.add_argument("--build", action="store_true", help="build one here with the CLI")
     ap.add_argument("--symbols", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -168,8 +173,17 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="eval-history-") as tmp:
         repo = Path(args.repo).resolve()
-        db = build(repo, Path(tmp), args.max_commits) if args.build else Path(args.db)
-        numbers = evaluate(args, db)
+        dbs = [build(repo, Path(tmp), args.max_commits)] if args.build else list(map(Path, args.db))
+        results = evaluate(args, dbs)
+    for numbers in results:
+        _print(numbers)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+def _print(numbers: dict[str, Any]) -> None:
+    print(f"store {numbers['db']}")
     print(f"{numbers['symbols']} symbols; git log -L: {numbers['line_log_commits']} commits, "
           f"index: {numbers['index_commits']}, both: {numbers['both']}")  # fmt: skip
     print(f"precision {numbers['precision']}  recall {numbers['recall']}  (over all pairs)")
@@ -179,9 +193,6 @@ def main() -> int:
         print(f"  {w['name']} {w['lines']}: {w['missed']} only in git log -L "
               f"{[h[:10] for h in w['only_line_log']]}, {w['extra']} only in the index "
               f"{[h[:10] for h in w['only_index']]}")  # fmt: skip
-    if args.json:
-        Path(args.json).write_text(json.dumps(numbers, indent=2))
-    return 0
 
 
 if __name__ == "__main__":
