@@ -15,7 +15,7 @@ import difflib
 import hashlib
 from collections.abc import Callable, Sequence
 
-from ..codeindex.parse import parse_file
+from ..codeindex.parse import parse_symbols
 
 #: (local name, kind, first line, last line): ``Class.method``, not ``path::Class.method``.
 Span = tuple[str, str, int, int]
@@ -26,7 +26,7 @@ _MAX_FUZZY = 12
 
 def spans_of(path: str, data: bytes) -> list[Span]:
     """The symbols of one version of a file (the code index's parser; errors tolerated)."""
-    index = parse_file(path, data)
+    index = parse_symbols(path, data)
     return [
         (s.qualified_name.split("::", 1)[1], s.kind, s.start_line, s.end_line)
         for s in index.symbols
