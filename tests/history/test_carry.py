@@ -16,6 +16,7 @@ from nano_brain.history import History
 from nano_brain.history._carry import carry_back, may_define
 from nano_brain.history._git import Git
 from nano_brain.history._symbols import changed_symbols, spans_of
+from nano_brain.store.commits import CommitStore
 
 from .conftest import Repo
 from .test_symbols import _hunks
@@ -246,3 +247,22 @@ def test_hunks_of_the_helper_match_git_style() -> None:
     # the helper gives -U0 style hunks: a pure insertion names the line it follows
     assert _hunks("a\nb\n", "a\nx\nb\n") == [(1, 0, 2, 1)]
     assert list(difflib.unified_diff(["a"], ["a"])) == []
+
+
+def test_sequence_numbers_stay_chronological_when_the_window_grows(
+    repo: Repo, brain_of: BrainOf
+) -> None:
+    """Read newest first, numbered oldest smallest: the older commits a grown window adds
+    (or an interrupted first run resumes) are numbered below the stored ones."""
+    hashes = []
+    for i in range(5):
+        repo.write("m.py", f"def f(x):\n    return x + {i}\n")
+        hashes.append(repo.commit(f"step {i}"))
+    brain = brain_of(repo.path, max_commits=2)
+    History(brain).index()
+    brain.close()
+    grown = brain_of(repo.path, max_commits=5)
+    report = History(grown).index()
+    assert (report.added, report.removed) == (3, 0)
+    seqs = CommitStore(grown.store).hashes()
+    assert sorted(seqs, key=seqs.__getitem__) == hashes
