@@ -8,11 +8,12 @@ import difflib
 import textwrap
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nano_brain import Brain
-from nano_brain.history import History
+from nano_brain.history import History, indexer
 from nano_brain.history._carry import carry_back, may_define
 from nano_brain.history._git import Git
 from nano_brain.history._symbols import changed_symbols, spans_of
@@ -116,10 +117,16 @@ def _reference(repo: Repo) -> set[tuple[str, str, str]]:
     return out
 
 
-def test_carried_links_are_the_parsed_ones_with_fewer_parses(repo: Repo, brain_of: BrainOf) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_carried_links_are_the_parsed_ones_with_fewer_parses(
+    repo: Repo, brain_of: BrainOf, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """In this process alone, and with versions parsed ahead in a pool (any history)."""
+    monkeypatch.setattr(indexer, "POOL_THRESHOLD", 0)
     _history(repo)
     brain = brain_of(repo.path)
-    report = History(brain).index()
+    report = History(brain).index(workers=workers)
+    assert report.workers == workers
     expected = _reference(repo)
     history = History(brain)
     stored = {

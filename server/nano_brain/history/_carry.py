@@ -24,15 +24,13 @@ before, where the hunk's removed lines end (or where the insertion was made).
 from __future__ import annotations
 
 import bisect
-import logging
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from ._git import BlobReader, FileChange
-from ._symbols import Span, spans_of
-
-log = logging.getLogger(__name__)
+from ._pool import ParsePool, parse_blob
+from ._symbols import Span
 
 Hunk = tuple[int, int, int, int]
 #: A version of a file: (blob, language).
@@ -168,9 +166,11 @@ class SpanSource:
         reader: BlobReader,
         diff: Callable[[str, str], FileChange] | None = None,
         max_spans: int = MAX_CACHED_SPANS,
+        pool: ParsePool | None = None,
     ) -> None:
         self.reader = reader
         self.diff = diff
+        self.pool = pool
         self.max_spans = max_spans
         self.parsed = 0
         self.carried = 0
@@ -178,6 +178,29 @@ class SpanSource:
         self._held = 0
         self._latest: dict[str, Key] = {}
         """path -> its version cached last (one entry per path of the window)"""
+        self._met: set[str] = set()
+        """paths whose older versions commits read ahead will cache (for :meth:`expect`)"""
+
+    def expect(self, change: FileChange, before_lang: str | None, after_lang: str | None) -> None:
+        """A change read ahead: start parsing the versions it will surely need parsed (the
+        first version met of a path, a side the diff cannot carry)."""
+        if self.pool is None:
+            return
+        if change.new_blob and after_lang and change.new_path:
+            if (
+                change.new_path not in self._met
+                and (change.new_blob, after_lang) not in self._cache
+            ):
+                self._submit(change.new_blob, change.new_path)
+        if change.old_path:
+            self._met.add(change.old_path)
+        if change.old_blob and before_lang and not _carriable(change, before_lang, after_lang):
+            self._submit(change.old_blob, change.old_path or "")
+
+    def _submit(self, blob: str, path: str) -> None:
+        assert self.pool is not None
+        if self.pool.submit(blob, path):
+            self.parsed += 1
 
     def sides(
         self, change: FileChange, before_lang: str | None, after_lang: str | None
@@ -187,6 +210,8 @@ class SpanSource:
         after = self._after(change.new_blob, after_lang, change.new_path or "")
         if change.new_blob and after_lang:
             self._drop((change.new_blob, after_lang))  # read for the last time
+        if change.new_blob and self.pool is not None:
+            self.pool.forget(change.new_blob)
         if after is None or not change.old_blob:
             return ([] if not change.old_blob else None), after
         if before_lang is None:
@@ -202,6 +227,8 @@ class SpanSource:
             self.carried += 1
         before = carried if carried is not None else self._parse(change.old_blob, change.old_path)
         self._keep(key, before, change.old_path or "")
+        if self.pool is not None:
+            self.pool.forget(change.old_blob)
         return before, after
 
     def texts(self, change: FileChange) -> tuple[bytes | None, bytes | None]:
@@ -228,15 +255,11 @@ class SpanSource:
         return self._parse(blob, path)
 
     def _parse(self, blob: str, path: str | None) -> list[Span] | None:
+        future = self.pool.take(blob) if self.pool is not None else None
+        if future is not None and not future.cancelled():
+            return future.result()
         self.parsed += 1
-        data = self.reader.read(blob)
-        if data is None or b"\x00" in data[:8000]:
-            return None
-        try:
-            return spans_of(path or "", data)
-        except Exception as exc:  # a file the parser cannot take is skipped, not fatal
-            log.debug("cannot parse %s at %s: %s", path, blob[:10], exc)
-            return None
+        return parse_blob(path or "", blob, self.reader)
 
     def _keep(self, key: Key, spans: list[Span] | None, path: str) -> None:
         self._drop(key)
@@ -250,6 +273,16 @@ class SpanSource:
     def _drop(self, key: Key) -> None:
         if key in self._cache:
             self._held -= len(self._cache.pop(key) or ()) + 1
+
+
+def _carriable(change: FileChange, before_lang: str, after_lang: str | None) -> bool:
+    """Whether the change's diff may carry the symbols back (False: parse the old version)."""
+    if change.status not in ("M", "R") or before_lang != after_lang or change.removed is None:
+        return False
+    removed = bytes(change.removed)
+    if not removed or not may_define(before_lang, removed):
+        return True
+    return _redefined(sorted(change.hunks, key=lambda h: h[2]), removed, before_lang) is not None
 
 
 def _bytes(removed: bytearray | None) -> bytes | None:

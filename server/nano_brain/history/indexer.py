@@ -34,6 +34,7 @@ from ..timeutil import iso
 from ..userpatterns import UserPatterns
 from ._carry import SpanSource
 from ._git import BlobReader, FileChange, Git, GitError, RawCommit, RepoInfo
+from ._pool import ParsePool, ahead
 from ._symbols import changed_symbols
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ log = logging.getLogger(__name__)
 HistoryProgress = Callable[[str, int, int], None]
 #: Commits written per transaction: other writers wait at most about this long's work.
 BATCH = 1000
+#: Fewer commits than this are mapped in this process alone (a pool costs more to start).
+POOL_THRESHOLD = 200
 _FILES_IN_CONTENT = 50
 _FILES_IN_METADATA = 200
 #: Redacted names, e-mails and paths remembered per run (they recur in most commits).
@@ -152,11 +155,19 @@ class HistoryIndexer:
             gone = [h for h in stored if h not in wanted]
         seqs = _numbering(fresh, window, stored, self.store.max_seq())
         reader = BlobReader(git, DEFAULT_MAX_BYTES) if fresh else None
+        pool: ParsePool | None = None
         try:
             commits = git.log(head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since)
-            source = SpanSource(reader, git.blob_diff) if reader is not None else None
+            if self.workers > 1 and len(seqs) >= POOL_THRESHOLD:
+                pool = ParsePool(git.root, self.workers)
+                report.workers = self.workers
+            source = SpanSource(reader, git.blob_diff, pool=pool) if reader is not None else None
+            if source is not None and pool is not None:
+                commits = ahead(commits, lambda c: self._expect(c, seqs, source, info))
             self._write(commits, seqs, source, info, report, notify, gone, forward)
         finally:
+            if pool is not None:
+                pool.close()
             if reader is not None:
                 reader.close()
         with store.transaction():
@@ -206,6 +217,14 @@ class HistoryIndexer:
         return git, info, info.head
 
     # -- rows ------------------------------------------------------------------------------------
+
+    def _expect(
+        self, commit: RawCommit, seqs: dict[str, int], source: SpanSource, info: RepoInfo
+    ) -> None:
+        """A commit read ahead: the versions its mapping will parse start parsing now."""
+        if commit.hash in seqs:
+            for change in self._mapped_files(commit, info):
+                source.expect(change, _language(change.old_path), _language(change.new_path))
 
     def _mapped_files(self, commit: RawCommit, info: RepoInfo) -> list[FileChange]:
         """The files whose symbols a commit is linked to: none for merges (their changes are
