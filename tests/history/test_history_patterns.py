@@ -49,11 +49,12 @@ def test_a_pattern_over_the_time_limit_is_reported_and_skipped(
     repo: Repo, db: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     slow = "a" * 3999 + "!"  # backtracks for longer than any time limit
-    repo.commit("NB-1: first")
-    repo.commit(slow)
-    repo.commit("NB-2: between")
-    repo.commit(slow + "\n\nagain")
+    # the history is read newest first: the oldest commit is read last
     repo.commit("a" * 20)  # the pattern would tag this one, but it is skipped by then
+    repo.commit(slow + "\n\nagain")
+    repo.commit("NB-2: between")
+    repo.commit(slow)
+    repo.commit("NB-1: first")
     with _brain(repo.path, db, [EVIL, TICKET]) as brain, caplog.at_level(logging.WARNING):
         started = time.perf_counter()
         report = History(brain).index()

@@ -68,7 +68,19 @@ def parse_file_reference(rel_path: str, source: bytes, language: str | None = No
     return _parse(rel_path, source, language, captures=False)
 
 
-def _parse(rel_path: str, source: bytes, language: str | None, *, captures: bool) -> FileIndex:
+def parse_symbols(rel_path: str, source: bytes) -> FileIndex:
+    """Only the symbols of ``source`` (no calls, imports or routes): the history's spans."""
+    return _parse(rel_path, source, None, captures=True, symbols_only=True)
+
+
+def _parse(
+    rel_path: str,
+    source: bytes,
+    language: str | None,
+    *,
+    captures: bool,
+    symbols_only: bool = False,
+) -> FileIndex:
     lang = language or language_for_path(rel_path)
     if lang is None:
         raise UnsupportedLanguageError(f"{rel_path}: not a source file the code index parses")
@@ -90,10 +102,13 @@ def _parse(rel_path: str, source: bytes, language: str | None, *, captures: bool
         elif "assign.target" in caps:  # an assignment starts with its target
             raw_assigns.append((caps["assign.target"][0], caps["assign.value"][0]))
         elif "import" in caps:
-            index.imports.extend(rules.read_imports(caps["import"][0], rel_path))
+            if not symbols_only:
+                index.imports.extend(rules.read_imports(caps["import"][0], rel_path))
         else:
             _collect_definition(rules, caps, raw_defs, captures)
     defs = _definitions(rules, raw_defs, rel_path, source, index)
+    if symbols_only:
+        return index
     index.calls = _calls(rules, raw_calls, rel_path, source, defs)
     receivers = {c.receiver for c in index.calls if c.receiver}
     if raw_assigns and receivers:

@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +33,8 @@ _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f
 #: Messages, names and e-mails are clipped to these many characters when read.
 MAX_MESSAGE_CHARS = 20_000
 MAX_NAME_CHARS = 200
+#: Removed lines kept per file of a commit (read to tell whether a definition went away).
+MAX_REMOVED = 64 * 1024
 
 
 class GitError(Exception):
@@ -42,7 +44,8 @@ class GitError(Exception):
 @dataclass(slots=True)
 class FileChange:
     """One file of one commit: git's status letter, the paths before and after, the blobs,
-    and the diff hunks as (old start, old count, new start, new count), without context."""
+    the diff hunks as (old start, old count, new start, new count), without context, and
+    the lines the hunks removed (None when there were more than :data:`MAX_REMOVED` bytes)."""
 
     status: str
     old_path: str | None
@@ -50,6 +53,7 @@ class FileChange:
     old_blob: str | None
     new_blob: str | None
     hunks: list[tuple[int, int, int, int]] = field(default_factory=list)
+    removed: bytearray | None = field(default_factory=bytearray)
 
     @property
     def path(self) -> str:
@@ -181,19 +185,40 @@ class Git:
         )  # fmt: skip
         return proc.returncode == 0
 
-    def rev_list(self, head: str, *, max_count: int, since: str | None) -> list[str]:
-        """The commits of the window (newest first) that touch the workspace's folder."""
+    def blob_diff(self, old: str, new: str) -> FileChange:
+        """Two blobs compared as one file changed from ``old`` to ``new``: hunks and removed
+        lines as the log gives them (no rename detection, no context)."""
+        out = subprocess.run(
+            self._cmd("diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv", old, new),
+            cwd=self.root, env=self._env, capture_output=True, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        change = FileChange("M", None, None, old, new)
+        if out.returncode not in (0, 1):
+            change.removed = None  # unreadable: nothing to carry through
+            return change
+        lines = out.stdout.split(b"\n")
+        i = 0
+        while i < len(lines):
+            i = _hunk(lines, i, change)
+        return change
+
+    def rev_list(
+        self, head: str, *, max_count: int, since: str | None, exclude: Sequence[str] = ()
+    ) -> list[str]:
+        """The commits of the window (newest first) that touch the workspace's folder: the
+        same commits, in the same order, as :meth:`log` with the same arguments."""
         args = ["rev-list", f"--max-count={max_count}", "--topo-order"]
         if since:
             args.append(f"--since={since}")
-        return self.run(*args, head, *self._scope).split()
+        return self.run(*args, head, *(f"^{h}" for h in exclude), *self._scope).split()
 
     def log(
         self, head: str, *, exclude: list[str], max_count: int, since: str | None
     ) -> Iterator[RawCommit]:
-        """Commits reachable from ``head`` and from none of ``exclude``, oldest first
-        (parents before children), each with its changed files and hunks (none for merges)."""
-        args = ["log", f"--max-count={max_count}", "--topo-order", "--reverse",
+        """Commits reachable from ``head`` and from none of ``exclude``, newest first
+        (children before parents), streamed, each with its changed files, hunks and removed
+        lines (none for merges)."""
+        args = ["log", f"--max-count={max_count}", "--topo-order",
                 f"--format={_FORMAT}", "--raw", "-p", "-U0", "-M", "--relative", "--no-abbrev",
                 "--no-color", "--no-ext-diff", "--no-textconv", "--no-show-signature",
                 "--encoding=UTF-8"]  # fmt: skip
@@ -292,26 +317,47 @@ def _files(diff: bytes) -> list[FileChange]:
             current += 1
             i += 1
             continue
-        match = _HUNK.match(line) if line.startswith(b"@@ ") else None
-        if match is None:
-            i += 1
-            continue
-        old_start, old_count, new_start, new_count = (
-            int(match.group(1)),
-            1 if match.group(2) is None else int(match.group(2)),
-            int(match.group(3)),
-            1 if match.group(4) is None else int(match.group(4)),
-        )
-        if 0 <= current < len(files):
-            files[current].hunks.append((old_start, old_count, new_start, new_count))
-        # skip the hunk's own lines (and any "\ No newline at end of file" markers)
-        i += 1
-        left = old_count + new_count
-        while left > 0 and i < n:
-            if not lines[i].startswith(b"\\"):
-                left -= 1
-            i += 1
+        i = _hunk(lines, i, files[current] if 0 <= current < len(files) else None)
     return files
+
+
+def _hunk(lines: list[bytes], i: int, change: FileChange | None) -> int:
+    """Read the hunk whose header may be ``lines[i]`` into ``change``: the next line's index."""
+    n = len(lines)
+    line = lines[i]
+    match = _HUNK.match(line) if line.startswith(b"@@ ") else None
+    if match is None:
+        return i + 1
+    old_start, old_count, new_start, new_count = (
+        int(match.group(1)),
+        1 if match.group(2) is None else int(match.group(2)),
+        int(match.group(3)),
+        1 if match.group(4) is None else int(match.group(4)),
+    )
+    if change is not None:
+        change.hunks.append((old_start, old_count, new_start, new_count))
+    # read the hunk's own lines by count (skipping "\ No newline at end of file" markers)
+    i += 1
+    left = old_count + new_count
+    while left > 0 and i < n:
+        line = lines[i]
+        if not line.startswith(b"\\"):
+            left -= 1
+            if line.startswith(b"-") and change is not None:
+                _keep_removed(change, line)
+        i += 1
+    return i
+
+
+def _keep_removed(change: FileChange, line: bytes) -> None:
+    kept = change.removed
+    if kept is None:
+        return
+    if len(kept) + len(line) > MAX_REMOVED:
+        change.removed = None  # too much to keep: whoever reads it parses instead
+        return
+    kept += line[1:]
+    kept += b"\n"
 
 
 def _raw_line(line: bytes) -> FileChange | None:

@@ -11,11 +11,13 @@ mostly the same); the rest are removed or added.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import hashlib
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
-from ..codeindex.parse import parse_file
+from ..codeindex.parse import parse_symbols
 
 #: (local name, kind, first line, last line): ``Class.method``, not ``path::Class.method``.
 Span = tuple[str, str, int, int]
@@ -26,7 +28,7 @@ _MAX_FUZZY = 12
 
 def spans_of(path: str, data: bytes) -> list[Span]:
     """The symbols of one version of a file (the code index's parser; errors tolerated)."""
-    index = parse_file(path, data)
+    index = parse_symbols(path, data)
     return [
         (s.qualified_name.split("::", 1)[1], s.kind, s.start_line, s.end_line)
         for s in index.symbols
@@ -34,9 +36,16 @@ def spans_of(path: str, data: bytes) -> list[Span]:
 
 
 def _touched(spans: Sequence[Span], ranges: Sequence[tuple[int, int]]) -> list[str]:
+    """The spans some range overlaps (ranges sorted once, each span found by bisection: a
+    big file's thousands of symbols meet a commit's hundreds of hunks)."""
+    if not ranges:
+        return []
+    ordered = sorted(ranges)
+    reach = list(accumulate((hi for _, hi in ordered), max))  # the last line reached so far
     out: list[str] = []
     for name, _, start, end in spans:
-        if any(lo <= end and hi >= start for lo, hi in ranges):
+        i = bisect.bisect_left(reach, start)  # the first range that reaches the span
+        if i < len(ordered) and ordered[i][0] <= end:
             out.append(name)
     return out
 

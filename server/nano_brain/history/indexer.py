@@ -1,8 +1,10 @@
 """Index a workspace's git history: each commit a document, linked to the symbols it changed.
 
-One pass reads the log (``git log -p -U0 --raw``, oldest first), parses each changed source
-file before and after the commit (blobs read by ``git cat-file``, parsed in a small process
-pool), maps the hunks onto the symbols (:mod:`._symbols`) and writes the commits in batches.
+One pass streams the log (``git log -p -U0 --raw``, newest first), finds the symbols of each
+changed source file before and after the commit (:mod:`._carry`: the newer version's symbols
+carried back through the diff, a blob parsed only where that is ambiguous), maps the hunks
+onto them (:mod:`._symbols`) and writes the commits in batches as they come. Each commit's
+sequence number is its place in the window (``git rev-list``, hashes only), oldest smallest.
 
 Incremental: the store remembers the HEAD it indexed and the window (``history.max_commits``,
 ``history.since``). When the new HEAD descends from it, only the commits since are read; when
@@ -17,25 +19,23 @@ import logging
 import os
 import secrets
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunking import chunk_text
 from ..codeindex.languages import language_for_path
 from ..codeindex.walk import DEFAULT_MAX_BYTES
 from ..fields import is_tag
-from ..procpool import pool_context
 from ..redact import redact_text
 from ..store.commits import COMMIT_SOURCE_PREFIX, CommitRows, CommitStore
 from ..text import marker_safe_end
 from ..timeutil import iso
 from ..userpatterns import UserPatterns
+from ._carry import SpanSource
 from ._git import BlobReader, FileChange, Git, GitError, RawCommit, RepoInfo
-from ._symbols import Span, changed_symbols, spans_of
+from ._pool import ParsePool, ahead
+from ._symbols import changed_symbols
 
 if TYPE_CHECKING:
     from ..brain import Brain
@@ -45,8 +45,8 @@ log = logging.getLogger(__name__)
 HistoryProgress = Callable[[str, int, int], None]
 #: Commits written per transaction: other writers wait at most about this long's work.
 BATCH = 1000
-#: Fewer blobs than this are parsed in this process (a pool costs more to start).
-POOL_THRESHOLD = 64
+#: Fewer commits than this are mapped in this process alone (a pool costs more to start).
+POOL_THRESHOLD = 200
 _FILES_IN_CONTENT = 50
 _FILES_IN_METADATA = 200
 #: Redacted names, e-mails and paths remembered per run (they recur in most commits).
@@ -77,6 +77,8 @@ class HistoryReport:
     file_links: int = 0
     renames: int = 0
     parsed_blobs: int = 0
+    carried_blobs: int = 0
+    """past file versions whose symbols were carried back through a diff, not parsed"""
     workers: int = 1
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -117,7 +119,7 @@ class HistoryIndexer:
         cfg = self.config
         # what the index knows about itself is kept with the history (per clone in team mode)
         store, meta = self.brain.store, self.store
-        window = f"{cfg.max_commits}|{cfg.since or ''}"
+        kept_as = f"{cfg.max_commits}|{cfg.since or ''}"
         known = meta.meta_get(_META_HEAD)
         stored = self.store.hashes()
         if stored and meta.meta_get(_META_REDACTED) != "1":
@@ -126,10 +128,10 @@ class HistoryIndexer:
             with store.transaction():
                 self.store.delete_commits(stored)
             stored = {}
-        if known == head and meta.meta_get(_META_WINDOW) == window and stored:
+        if known == head and meta.meta_get(_META_WINDOW) == kept_as and stored:
             report.state = "up-to-date"
             return
-        full = not known or not stored or meta.meta_get(_META_WINDOW) != window
+        full = not known or not stored or meta.meta_get(_META_WINDOW) != kept_as
         exclude: list[str] = []
         forward = False
         if not full and known:
@@ -140,27 +142,37 @@ class HistoryIndexer:
                 exclude = [base] if base in stored else []
         notify("history", 0, 0)
         skip = {t.source for t in store.tombstones() if t.source.startswith(COMMIT_SOURCE_PREFIX)}
-        fresh = [
-            c
-            for c in git.log(
-                head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since
-            )  # fmt: skip
-            if c.hash not in stored and COMMIT_SOURCE_PREFIX + c.hash not in skip
-        ]
+        window: list[str] = []
+        if not forward:
+            window = git.rev_list(head, max_count=cfg.max_commits, since=cfg.since)
+        listed = window if not exclude else git.rev_list(
+            head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since
+        )  # fmt: skip
+        fresh = [h for h in listed if h not in stored and COMMIT_SOURCE_PREFIX + h not in skip]
         gone: list[str] = []
         if not forward:
-            wanted = set(git.rev_list(head, max_count=cfg.max_commits, since=cfg.since))
+            wanted = set(window)
             gone = [h for h in stored if h not in wanted]
-        spans = self._parse_blobs(git, info, fresh, report, notify)
+        seqs = _numbering(fresh, window, stored, self.store.max_seq())
         reader = BlobReader(git, DEFAULT_MAX_BYTES) if fresh else None
+        pool: ParsePool | None = None
         try:
-            self._write(fresh, spans, reader, info, report, notify, gone, forward)
+            commits = git.log(head, exclude=exclude, max_count=cfg.max_commits, since=cfg.since)
+            if self.workers > 1 and len(seqs) >= POOL_THRESHOLD:
+                pool = ParsePool(git.root, self.workers)
+                report.workers = self.workers
+            source = SpanSource(reader, git.blob_diff, pool=pool) if reader is not None else None
+            if source is not None and pool is not None:
+                commits = ahead(commits, lambda c: self._expect(c, seqs, source, info))
+            self._write(commits, seqs, source, info, report, notify, gone, forward)
         finally:
+            if pool is not None:
+                pool.close()
             if reader is not None:
                 reader.close()
         with store.transaction():
             meta.meta_set(_META_HEAD, head)
-            meta.meta_set(_META_WINDOW, window)
+            meta.meta_set(_META_WINDOW, kept_as)
             meta.meta_set(_META_REDACTED, "1")
             meta.meta_set(META_SHALLOW, "1" if info.shallow else "0")
             store.audit(
@@ -204,60 +216,15 @@ class HistoryIndexer:
             return None
         return git, info, info.head
 
-    # -- blobs ---------------------------------------------------------------------------------
+    # -- rows ------------------------------------------------------------------------------------
 
-    def _parse_blobs(
-        self,
-        git: Git,
-        info: RepoInfo,
-        commits: list[RawCommit],
-        report: HistoryReport,
-        notify: HistoryProgress,
-    ) -> dict[tuple[str, str], list[Span] | None]:
-        """Symbols of every blob the mapping needs, parsed once each: (blob, language) ->
-        spans (None when it could not be read or parsed)."""
-        jobs: dict[tuple[str, str], str] = {}  # a blob made by one commit is parsed once
-        for commit in commits:
+    def _expect(
+        self, commit: RawCommit, seqs: dict[str, int], source: SpanSource, info: RepoInfo
+    ) -> None:
+        """A commit read ahead: the versions its mapping will parse start parsing now."""
+        if commit.hash in seqs:
             for change in self._mapped_files(commit, info):
-                before = _language(change.old_path)
-                if change.old_blob and before:
-                    jobs.setdefault((change.old_blob, before), change.old_path or "")
-                after = _language(change.new_path)
-                if change.new_blob and after:
-                    jobs.setdefault((change.new_blob, after), change.new_path or "")
-        work = [(path, sha) for (sha, _), path in jobs.items()]
-        report.parsed_blobs = len(work)
-        self._used_workers = 1
-        out: dict[tuple[str, str], list[Span] | None] = {}
-        total = len(work)
-        notify("symbols", 0, total)
-        for i, (path, sha, spans) in enumerate(self._results(git, work)):
-            out[(sha, _language(path) or "")] = spans
-            if i % 500 == 0:
-                notify("symbols", i, total)
-        notify("symbols", total, total)
-        report.workers = self._used_workers
-        return out
-
-    def _results(
-        self, git: Git, work: list[tuple[str, str]]
-    ) -> Iterator[tuple[str, str, list[Span] | None]]:
-        if len(work) < POOL_THRESHOLD or self.workers == 1:
-            self._used_workers = 1
-            _init_worker(str(git.root))
-            try:
-                yield from map(_parse_job, work)
-            finally:
-                _close_worker()
-            return
-        self._used_workers = self.workers
-        with ProcessPoolExecutor(
-            self.workers,
-            mp_context=pool_context(__name__),
-            initializer=_init_worker,
-            initargs=(str(git.root),),
-        ) as pool:
-            yield from pool.map(_parse_job, work, chunksize=64)
+                source.expect(change, _language(change.old_path), _language(change.new_path))
 
     def _mapped_files(self, commit: RawCommit, info: RepoInfo) -> list[FileChange]:
         """The files whose symbols a commit is linked to: none for merges (their changes are
@@ -267,57 +234,49 @@ class HistoryIndexer:
             return []
         return commit.files[: self.config.max_files_per_commit]
 
-    # -- rows ------------------------------------------------------------------------------------
-
     def _write(
         self,
-        fresh: list[RawCommit],
-        spans: dict[tuple[str, str], list[Span] | None],
-        reader: BlobReader | None,
+        commits: Iterable[RawCommit],
+        seqs: dict[str, int],
+        source: SpanSource | None,
         info: RepoInfo,
         report: HistoryReport,
         notify: HistoryProgress,
         gone: list[str],
         forward: bool,
     ) -> None:
+        """Write the commits numbered in ``seqs`` as the log streams them (newest first),
+        a batch at a time: nothing but one batch's rows is held."""
         store = self.brain.store
-        seq = self.store.max_seq()
-        total = len(fresh)
-        cache: OrderedDict[str, bytes | None] = OrderedDict()
-
-        def blob(sha: str | None) -> bytes | None:
-            if sha is None or reader is None:
-                return None
-            if sha not in cache:
-                cache[sha] = reader.read(sha)
-                if len(cache) > 64:
-                    cache.popitem(last=False)
-            return cache[sha]
-
+        total, done = len(seqs), 0
         if gone:
             with store.transaction():
                 report.removed += self.store.delete_commits(gone)
-        for start in range(0, total, BATCH):
-            rows: list[CommitRows] = []
-            for commit in fresh[start : start + BATCH]:
-                seq += 1
-                rows.append(self._rows(commit, seq, spans, blob, info))
-            now = time.time()
-            with store.transaction():
-                report.added += self.store.add_commits(rows, now)
-            notify("history", min(total, start + BATCH), total)
-        if forward or gone or fresh:
+        rows: list[CommitRows] = []
+        for commit in commits if seqs else ():
+            seq = seqs.get(commit.hash)
+            if seq is None or source is None:
+                continue  # stored already, or deleted by the user
+            rows.append(self._rows(commit, seq, source, info))
+            if len(rows) >= BATCH:
+                done += self._flush(rows, report)
+                notify("history", done, total)
+                rows = []
+        if rows:
+            done += self._flush(rows, report)
+            notify("history", done, total)
+        if source is not None:
+            report.parsed_blobs, report.carried_blobs = source.parsed, source.carried
+        if forward or gone or seqs:
             with store.transaction():
                 report.removed += self.store.keep_newest(self.config.max_commits)
 
-    def _rows(
-        self,
-        commit: RawCommit,
-        seq: int,
-        spans: dict[tuple[str, str], list[Span] | None],
-        blob: Callable[[str | None], bytes | None],
-        info: RepoInfo,
-    ) -> CommitRows:
+    def _flush(self, rows: list[CommitRows], report: HistoryReport) -> int:
+        with self.brain.store.transaction():
+            report.added += self.store.add_commits(rows, time.time())
+        return len(rows)
+
+    def _rows(self, commit: RawCommit, seq: int, source: SpanSource, info: RepoInfo) -> CommitRows:
         boundary = commit.hash in info.boundary
         changes: list[tuple[str, str]] = []
         renames: list[tuple[str, str, str]] = []
@@ -325,15 +284,16 @@ class HistoryIndexer:
             if change.status == "R" and change.old_path and change.new_path:
                 renames.append((change.old_path, change.new_path, "file"))
             before_lang, after_lang = _language(change.old_path), _language(change.new_path)
-            before = _side(spans, change.old_blob, before_lang)
-            after = _side(spans, change.new_blob, after_lang)
-            if before is None or after is None or not (before_lang or after_lang):
-                continue  # not source code, or a side that could not be read
+            if not (before_lang or after_lang):
+                continue  # not source code
+            before, after = source.sides(change, before_lang, after_lang)
+            if before is None or after is None:
+                continue  # a side that could not be read
             found, renamed = changed_symbols(
                 change.hunks,
                 before,
                 after,
-                lambda c=change: (blob(c.old_blob), blob(c.new_blob)),  # type: ignore[misc]
+                lambda c=change: source.texts(c),  # type: ignore[misc]
             )
             old_path, new_path = change.old_path or "", change.new_path or ""
             for name, how in found:
@@ -372,14 +332,17 @@ def _language(path: str | None) -> str | None:
     return language_for_path(path) if path else None
 
 
-def _side(
-    spans: dict[tuple[str, str], list[Span] | None], blob: str | None, language: str | None
-) -> list[Span] | None:
-    """One side of a changed file: no symbols when the side does not exist (an added or a
-    deleted file), None when it was not parsed (not source code, or unreadable)."""
-    if not blob:
-        return []
-    return spans.get((blob, language)) if language else None
+def _numbering(
+    fresh: list[str], window: list[str], stored: dict[str, int], top: int
+) -> dict[str, int]:
+    """Each commit to read (newest first) its sequence number: chronological, oldest
+    smallest, above every stored commit's; below them when the stored commits are all newer
+    than these (an interrupted first run resumed, a window grown), so older stays smaller."""
+    held = [stored[h] for h in window if h in stored]
+    if fresh and held and not (set(window[: len(held)]) - stored.keys()):
+        floor = min(held)
+        return {h: floor - 1 - i for i, h in enumerate(fresh)}
+    return {h: top + len(fresh) - i for i, h in enumerate(fresh)}
 
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied",
@@ -469,36 +432,6 @@ def _commit_rows(
         renames=renames,
         files=files,
     )
-
-
-# -- the parse workers -------------------------------------------------------------------------
-
-_reader: BlobReader | None = None
-
-
-def _init_worker(root: str) -> None:
-    global _reader
-    _reader = BlobReader(Git(Path(root)), DEFAULT_MAX_BYTES)
-
-
-def _close_worker() -> None:
-    global _reader
-    if _reader is not None:
-        _reader.close()
-        _reader = None
-
-
-def _parse_job(job: tuple[str, str]) -> tuple[str, str, list[Span] | None]:
-    path, sha = job
-    assert _reader is not None
-    data = _reader.read(sha)
-    if data is None or b"\x00" in data[:8000]:
-        return path, sha, None
-    try:
-        return path, sha, spans_of(path, data)
-    except Exception as exc:  # a file the parser cannot take is skipped, not fatal
-        log.debug("cannot parse %s at %s: %s", path, sha[:10], exc)
-        return path, sha, None
 
 
 def tickets_in(tags: Iterable[str]) -> list[str]:
