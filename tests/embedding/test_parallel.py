@@ -1,7 +1,7 @@
 """The local model embeds a batch's texts on several threads (`embedding.threads`), one text
 per call on one shared session: the vectors are those of each text embedded alone, bit for
-bit, whatever the texts' lengths; the threads run at a lower priority; a query runs on its
-caller's thread."""
+bit, whatever the texts' lengths; the threads run at their caller's priority (low for the
+background fill); a query runs on its caller's thread."""
 
 from __future__ import annotations
 
@@ -14,7 +14,11 @@ import pytest
 
 from nano_brain.config import EmbeddingConfig
 from nano_brain.embedding import create_provider
-from nano_brain.embedding.local import BACKGROUND_NICENESS, LocalOnnxProvider
+from nano_brain.embedding.local import (
+    BACKGROUND_NICENESS,
+    LocalOnnxProvider,
+    lower_thread_priority,
+)
 
 # a word to past the model's 256 tokens, code and prose, in no order of length
 TEXTS = [
@@ -74,16 +78,39 @@ def test_a_query_runs_on_the_callers_thread(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
-def test_the_model_threads_run_at_a_lower_priority() -> None:
+def test_the_model_threads_run_at_their_callers_priority(monkeypatch: pytest.MonkeyPatch) -> None:
     provider = _provider(2)
-    provider.embed_documents(TEXTS)
+    niceness: list[tuple[str, int]] = []
+    infer = provider._infer
+
+    def recording(token_ids: list[list[int]]) -> np.ndarray:
+        me = threading.current_thread()
+        niceness.append((me.name, os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+        return infer(token_ids)
+
+    monkeypatch.setattr(provider, "_infer", recording)
     own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    workers = [t for t in _model_threads() if t.native_id is not None]
-    assert workers
-    for t in workers:
-        assert t.native_id is not None
-        assert os.getpriority(os.PRIO_PROCESS, t.native_id) == min(19, own + BACKGROUND_NICENESS)
-    # the caller's own thread keeps its priority
+    provider.embed_documents(TEXTS)  # a foreground caller: its own priority
+    assert {n for _, n in niceness} == {own}
+
+    def background() -> None:
+        lower_thread_priority()
+        provider.embed_documents(TEXTS)
+        provider.embed_documents(["one text"])  # on the caller's own (lowered) thread
+
+    niceness.clear()
+    worker = threading.Thread(target=background, name="background-caller")
+    worker.start()
+    worker.join()
+    low = min(19, own + BACKGROUND_NICENESS)
+    assert len(niceness) == len(TEXTS) + 1
+    assert {n for _, n in niceness} == {low}
+    assert niceness[-1][0] == "background-caller"
+    assert all(name.startswith("nano-brain-model") for name, _ in niceness[:-1])
+    # the foreground's threads were not lowered with it
+    niceness.clear()
+    provider.embed_documents(TEXTS)
+    assert {n for _, n in niceness} == {own}
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
 
 

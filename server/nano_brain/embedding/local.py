@@ -63,8 +63,8 @@ def register(spec: LocalModelSpec, *, default: bool = False) -> None:
         DEFAULT_LOCAL_MODEL = spec.key
 
 
-#: How much less CPU time the embedding threads get than the process's other threads (Linux
-#: nice, per thread): the background fill yields to hovers and searches of the same process.
+#: How much lower a background thread's priority is than the process's other threads (Linux
+#: nice, per thread; see `lower_thread_priority`).
 BACKGROUND_NICENESS = 10
 
 
@@ -76,6 +76,11 @@ class LocalOnnxProvider(EmbeddingProvider):
     threads spin while they wait and cost twice the CPU per text for no gain on a busy
     machine, while texts on separate threads cost the same CPU each as alone and give the
     same vectors bit for bit. A query runs on its caller's thread.
+
+    The threads run at their caller's priority: a background fill (its thread lowered by
+    `lower_thread_priority`) gets threads as low as itself, a foreground `nano-brain index`
+    threads at the normal priority. A thread cannot raise its priority again once lowered
+    (unprivileged), so each priority has its own threads.
     """
 
     def __init__(self, spec: LocalModelSpec, *, threads: int = 1) -> None:
@@ -83,7 +88,7 @@ class LocalOnnxProvider(EmbeddingProvider):
 
         self._spec = spec
         self._threads = max(1, threads)
-        self._pool: ThreadPoolExecutor | None = None
+        self._pools: dict[int, ThreadPoolExecutor] = {}
         self._pool_lock = threading.Lock()
         onnx_path = prepared(_model_file(spec), spec.key, spec.prepare)
         options = ort.SessionOptions()
@@ -146,12 +151,16 @@ class LocalOnnxProvider(EmbeddingProvider):
         return np.vstack([self._infer(one) for one in ids])
 
     def _workers(self) -> ThreadPoolExecutor:
+        """The threads that run texts for a caller of this thread's priority."""
+        niceness = _niceness()
         with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(
-                    self._threads, "nano-brain-model", initializer=lower_thread_priority
-                )
-            return self._pool
+            pool = self._pools.get(niceness)
+            if pool is None:
+                pool = self._pools[niceness] = ThreadPoolExecutor(
+                    self._threads, "nano-brain-model", initializer=_set_niceness,
+                    initargs=(niceness,),
+                )  # fmt: skip
+            return pool
 
     def _infer(self, token_ids: list[list[int]]) -> np.ndarray:
         import numpy as np
@@ -177,17 +186,29 @@ class LocalOnnxProvider(EmbeddingProvider):
 
 
 def lower_thread_priority() -> None:
-    """Give the calling thread a lower scheduling priority (Linux, where a thread's id names
-    it to setpriority; elsewhere that id would name a process, so nothing is done)."""
-    if not sys.platform.startswith("linux"):
+    """Lower the calling thread's scheduling priority by `BACKGROUND_NICENESS`, for work in
+    the background: on a busy machine the scheduler then gives the process's other threads
+    (hovers, searches, MCP calls) the cores first, and this thread what is left. Linux only,
+    where setpriority takes a thread's id; elsewhere that id would name a process."""
+    if _LINUX:
+        _set_niceness(_niceness() + BACKGROUND_NICENESS)
+
+
+_LINUX = sys.platform.startswith("linux")
+
+
+def _niceness() -> int:
+    """The calling thread's nice value (0 where threads have none of their own)."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) if _LINUX else 0
+
+
+def _set_niceness(niceness: int) -> None:
+    if not _LINUX or _niceness() >= niceness:
         return
     try:
-        tid = threading.get_native_id()
-        os.setpriority(
-            os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + BACKGROUND_NICENESS
-        )
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(niceness, 19))
     except OSError as exc:  # a sandbox may forbid it; the work still gets done
-        log.debug("cannot lower the embedding thread's priority: %s", exc)
+        log.debug("cannot lower an embedding thread's priority: %s", exc)
 
 
 def _model_file(spec: LocalModelSpec) -> Path:
