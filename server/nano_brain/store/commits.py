@@ -23,6 +23,7 @@ from typing import Any, cast
 
 from ..filters import Filters
 from .interface import MemoryStore, SqlStore
+from .priority import COMMIT
 from .rows import DocumentRow
 
 COMMIT_COLLECTION = "commits"
@@ -186,7 +187,8 @@ class CommitStore:
         first_chunk = chunks[0][0] if chunks else 0
         self._many(
             "INSERT INTO chunks (id, doc_id, workspace_id, seq, title, body, heading, "
-            "start_line, end_line, symbol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 2)",
+            "start_line, end_line, symbol, priority) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 2, {COMMIT})",
             chunks,
         )
         if chunks:
