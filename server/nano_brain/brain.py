@@ -72,7 +72,7 @@ class Brain(VectorAccess):
         path = db_path or self.config.storage.db_path or paths.default_db_path(self.root)
         self.store = open_store(self.config, Path(path).expanduser(), self.workspace_id, self.root)
         self.embedder = Embedder(
-            self.store, self.config.embedding, text=provider, code=code_provider
+            self.store, self.config.embedding, text=provider, code=code_provider, root=self.root
         )
         """Providers per embedding space, the pending queue and its background worker."""
         self._ledger = Ledger(self.store, actor)
@@ -302,6 +302,11 @@ class Brain(VectorAccess):
     ) -> int:
         """Embed chunks that have no vector yet, in batches; returns how many were stored."""
         return self.embedder.embed_pending(progress=progress, limit=limit, space=space)
+
+    def prioritize_embedding(self, paths: Iterable[str]) -> int:
+        """Embed the code of these files (workspace-relative POSIX paths: the files open in
+        an editor) before the rest of the pending code; returns how many chunks moved up."""
+        return self.embedder.prioritize(list(paths))
 
     def embedding_progress(self) -> dict[Space, SpaceProgress]:
         """Per space: chunks with a vector, chunks waiting, the recent rate and an estimate."""

@@ -9,20 +9,28 @@ server, the editor sidecar, `watch`) start a background worker that embeds pendi
 right after each write and whenever it starts, so a write is acknowledged without waiting for
 the model and vectors left pending by a crash catch up on the next start. A short-lived
 process (the CLI) embeds its own write before it exits.
+
+Pending chunks are embedded in the order of their tiers (store/priority.py): notes and
+sessions, then code (open files, files changed lately, the rest, tests), then commit
+messages. The queue lives in the store, so a process that stops leaves the rest to the next.
 """
 
 from __future__ import annotations
 
 import logging
+import subprocess
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .config import EmbeddingConfig
 from .embedding import EmbeddingProvider, configured_name, create_provider
+from .embedding.local import lower_thread_priority
 from .embedprogress import RateMeter, SpaceProgress
 from .errors import EmbeddingError, ModelMismatchError
+from .store import priority
 from .store.interface import MemoryStore
 from .store.rows import PendingChunk
 from .store.spaces import SPACES, Space, space_of_kind
@@ -35,6 +43,18 @@ UNSET: Any = object()
 _IDLE_POLL_S = 10.0
 #: After a failed batch (model error, busy store), wait this long before trying again.
 _RETRY_S = 30.0
+#: The queue's order across spaces: (space, highest tier taken; None: all), first with work.
+_ORDER: tuple[tuple[Space, int | None], ...] = (
+    ("text", priority.NOTE),
+    ("code", None),
+    ("text", None),
+)
+#: "Changed lately": the working tree's changes and the files of the newest commits, test
+#: code left out (it stays last). 50 commits of a 680-file ORM touch 47 source files, 4k of
+#: its 15k symbols outside the tests; 200 commits touch nearly all of them.
+_RECENT_COMMITS = 50
+_RECENT_FILES = 100
+_GIT_TIMEOUT_S = 10.0
 
 
 class Embedder:
@@ -47,9 +67,12 @@ class Embedder:
         *,
         text: EmbeddingProvider | None = UNSET,
         code: EmbeddingProvider | None = UNSET,
+        root: Path | None = None,
     ) -> None:
         self._store = store
         self._config = config
+        self._root = root
+        self._recent: list[str] | None = None
         # an explicit text provider with no code provider serves both spaces (tests, tools)
         if code is UNSET and text is not UNSET:
             code = text
@@ -197,16 +220,36 @@ class Embedder:
         total = sum(self._store.pending_count(name) for name, _ in ready)
         if limit is not None:
             total = min(total, limit)
+        self.prioritize_recent()
         done = 0
-        for name, provider in ready:
-            while done < total:
-                stored, seen = self._embed_batch(name, provider, min(self._batch(), total - done))
-                if not seen:
-                    break
-                done += seen
-                if progress:
-                    progress(min(done, total), total)
+        while done < total:
+            seen = self._next_batch({name for name, _ in ready}, min(self._batch(), total - done))
+            if not seen:
+                break
+            done += seen
+            if progress:
+                progress(min(done, total), total)
         return done
+
+    def prioritize(self, paths: list[str], tier: int = priority.OPEN) -> int:
+        """Move the pending chunks of these code files (workspace-relative POSIX paths) up
+        the queue; returns how many moved."""
+        if self._store.read_only or not paths:
+            return 0
+        return self._store.prioritize_pending(paths, tier)
+
+    def prioritize_recent(self) -> int:
+        """Move the pending chunks of files changed lately up the queue (the git history is
+        read once per Embedder; the move is repeated for chunks written since)."""
+        if self._root is None or self._store.read_only:
+            return 0
+        if self._recent is None:
+            self._recent = _recent_paths(self._root)
+        try:
+            return self.prioritize(self._recent, priority.RECENT)
+        except Exception as exc:  # a busy store: the order is a preference, not a must
+            log.debug("cannot move recently changed files up the queue: %s", exc)
+            return 0
 
     def embed_document(self, doc_id: int, kind: str) -> bool:
         """Embed one document's pending chunks now (a short-lived writer's own note)."""
@@ -238,19 +281,34 @@ class Embedder:
             self._store.reset_vectors(provider.name, provider.dim, space=name)
         return self.embed_pending(progress=progress, space=space)
 
-    def _embed_batch(self, space: Space, provider: EmbeddingProvider, size: int) -> tuple[int, int]:
-        """Embed the oldest pending chunks of a space: (stored, taken)."""
-        with self._batch_lock:  # one batch at a time per process: no chunk embedded twice
-            pending = self._store.pending_chunks(size, space)
-            if not pending:
-                return 0, 0
-            started = time.perf_counter()
-            vectors = provider.embed_documents([embed_text(p) for p in pending])
-            self._meters[space].record(len(pending), time.perf_counter() - started)
-            stored = self._store.store_vectors(
-                [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)], space=space
-            )
-        return stored, len(pending)
+    def _next_batch(self, spaces: set[Space], size: int) -> int:
+        """Embed the next batch in the queue's order (see `_ORDER`) among these spaces,
+        skipping a space that cannot embed; returns how many chunks it took (0: none)."""
+        for space, tier in _ORDER:
+            if space not in spaces:
+                continue
+            with self._batch_lock:  # one batch at a time per process: none embedded twice
+                pending = self._store.pending_chunks(size, space, max_priority=tier)
+                if not pending:
+                    continue
+                provider, why = self.provider(space)
+                if provider is None:
+                    log.debug("not embedding %s: %s", space, why)
+                    continue
+                self._embed_batch(space, provider, pending)
+                return len(pending)
+        return 0
+
+    def _embed_batch(
+        self, space: Space, provider: EmbeddingProvider, pending: list[PendingChunk]
+    ) -> None:
+        """Embed these chunks and store their vectors (the caller holds the batch lock)."""
+        started = time.perf_counter()
+        vectors = provider.embed_documents([embed_text(p) for p in pending])
+        self._meters[space].record(len(pending), time.perf_counter() - started)
+        self._store.store_vectors(
+            [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)], space=space
+        )
 
     def _batch(self) -> int:
         return self._config.batch_size
@@ -302,12 +360,16 @@ class Embedder:
         )
 
     def _run(self) -> None:
+        # background work: hovers and searches of this process go first (as the model's
+        # threads do, see embedding.local)
+        lower_thread_priority()
         while not self._stop.is_set():
             self._wake.wait(_IDLE_POLL_S)
             self._wake.clear()
             if self._stop.is_set():
                 return
             try:
+                self.prioritize_recent()
                 while not self._stop.is_set() and self._drain_one():
                     pass
             except Exception as exc:  # a broken model or store must not kill the thread
@@ -315,18 +377,40 @@ class Embedder:
                 self._stop.wait(_RETRY_S)
 
     def _drain_one(self) -> bool:
-        """One batch from the first space with work; False when nothing (usable) is pending."""
-        for space in SPACES:
-            if not self._store.pending_count(space):
-                continue
-            provider, why = self.provider(space)
-            if provider is None:
-                log.debug("background embedding skips %s: %s", space, why)
-                continue
-            _, taken = self._embed_batch(space, provider, self._batch())
-            if taken:
-                return True
-        return False
+        """One batch, the first in the queue's order; False when nothing (usable) is
+        pending."""
+        return bool(self._next_batch(set(SPACES), self._batch()))
+
+
+def _recent_paths(root: Path) -> list[str]:
+    """Files changed lately, relative to `root`: the working tree's changes to tracked
+    files, then the files of the newest commits (newest first, at most `_RECENT_FILES`),
+    but no test code. Nothing when `root` is not in a git work tree or git is missing."""
+    found: dict[str, None] = {}
+    for command in (
+        ["diff", "--name-only", "-z", "--relative", "HEAD"],
+        ["log", f"-n{_RECENT_COMMITS}", "--name-only", "-z", "--format=", "--relative"],
+    ):
+        try:
+            done = subprocess.run(
+                ["git", "-c", "core.quotepath=off", *command],
+                cwd=root,
+                capture_output=True,
+                timeout=_GIT_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            log.debug("cannot list recently changed files: %s", exc)
+            return list(found)
+        if done.returncode != 0:
+            return list(found)
+        for name in done.stdout.decode("utf-8", "replace").split("\0"):
+            name = name.strip("\n")
+            if name and not priority.is_test_path(name):
+                found.setdefault(name)
+                if len(found) >= _RECENT_FILES:
+                    return list(found)
+    return list(found)
 
 
 def embed_text(chunk: PendingChunk) -> str:
