@@ -72,7 +72,7 @@ class Brain(VectorAccess):
         path = db_path or self.config.storage.db_path or paths.default_db_path(self.root)
         self.store = open_store(self.config, Path(path).expanduser(), self.workspace_id, self.root)
         self.embedder = Embedder(
-            self.store, self.config.embedding, text=provider, code=code_provider, root=self.root
+            self.store, self.config.embedding, text=provider, code=code_provider
         )
         """Providers per embedding space, the pending queue and its background worker."""
         self._ledger = Ledger(self.store, actor)

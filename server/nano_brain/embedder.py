@@ -18,11 +18,9 @@ messages. The queue lives in the store, so a process that stops leaves the rest 
 from __future__ import annotations
 
 import logging
-import subprocess
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from .config import EmbeddingConfig
@@ -31,6 +29,7 @@ from .embedding.local import lower_thread_priority
 from .embedprogress import RateMeter, SpaceProgress
 from .errors import EmbeddingError, ModelMismatchError
 from .store import priority
+from .store.commits import CommitStore
 from .store.interface import MemoryStore
 from .store.rows import PendingChunk
 from .store.spaces import SPACES, Space, space_of_kind
@@ -49,12 +48,12 @@ _ORDER: tuple[tuple[Space, int | None], ...] = (
     ("code", None),
     ("text", None),
 )
-#: "Changed lately": the working tree's changes and the files of the newest commits, test
-#: code left out (it stays last). 50 commits of a 680-file ORM touch 47 source files, 4k of
-#: its 15k symbols outside the tests; 200 commits touch nearly all of them.
+#: "Changed lately": the files of the newest commits in the history index, test code left
+#: out (it stays last); a file the code index parses again has changed too (store/priority).
+#: 50 commits of a 680-file ORM touch 47 source files, 4k of its 15k symbols outside the
+#: tests; 200 commits touch nearly all of them.
 _RECENT_COMMITS = 50
 _RECENT_FILES = 100
-_GIT_TIMEOUT_S = 10.0
 
 
 class Embedder:
@@ -67,12 +66,9 @@ class Embedder:
         *,
         text: EmbeddingProvider | None = UNSET,
         code: EmbeddingProvider | None = UNSET,
-        root: Path | None = None,
     ) -> None:
         self._store = store
         self._config = config
-        self._root = root
-        self._recent: list[str] | None = None
         # an explicit text provider with no code provider serves both spaces (tests, tools)
         if code is UNSET and text is not UNSET:
             code = text
@@ -239,14 +235,14 @@ class Embedder:
         return self._store.prioritize_pending(paths, tier)
 
     def prioritize_recent(self) -> int:
-        """Move the pending chunks of files changed lately up the queue (the git history is
-        read once per Embedder; the move is repeated for chunks written since)."""
-        if self._root is None or self._store.read_only:
+        """Move the pending chunks of files changed lately (see `_RECENT_COMMITS`) up the
+        queue; repeated before each fill, for chunks and commits written since."""
+        if self._store.read_only:
             return 0
-        if self._recent is None:
-            self._recent = _recent_paths(self._root)
         try:
-            return self.prioritize(self._recent, priority.RECENT)
+            recent = CommitStore(self._store).recent_files(_RECENT_COMMITS)
+            paths = [p for p in recent if not priority.is_test_path(p)][:_RECENT_FILES]
+            return self.prioritize(paths, priority.RECENT)
         except Exception as exc:  # a busy store: the order is a preference, not a must
             log.debug("cannot move recently changed files up the queue: %s", exc)
             return 0
@@ -380,37 +376,6 @@ class Embedder:
         """One batch, the first in the queue's order; False when nothing (usable) is
         pending."""
         return bool(self._next_batch(set(SPACES), self._batch()))
-
-
-def _recent_paths(root: Path) -> list[str]:
-    """Files changed lately, relative to `root`: the working tree's changes to tracked
-    files, then the files of the newest commits (newest first, at most `_RECENT_FILES`),
-    but no test code. Nothing when `root` is not in a git work tree or git is missing."""
-    found: dict[str, None] = {}
-    for command in (
-        ["diff", "--name-only", "-z", "--relative", "HEAD"],
-        ["log", f"-n{_RECENT_COMMITS}", "--name-only", "-z", "--format=", "--relative"],
-    ):
-        try:
-            done = subprocess.run(
-                ["git", "-c", "core.quotepath=off", *command],
-                cwd=root,
-                capture_output=True,
-                timeout=_GIT_TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            log.debug("cannot list recently changed files: %s", exc)
-            return list(found)
-        if done.returncode != 0:
-            return list(found)
-        for name in done.stdout.decode("utf-8", "replace").split("\0"):
-            name = name.strip("\n")
-            if name and not priority.is_test_path(name):
-                found.setdefault(name)
-                if len(found) >= _RECENT_FILES:
-                    return list(found)
-    return list(found)
 
 
 def embed_text(chunk: PendingChunk) -> str:

@@ -74,13 +74,6 @@ def _marker(text: str) -> str:
     return found[0]
 
 
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=root, check=True, capture_output=True,
-    )  # fmt: skip
-
-
 def _write_files(root: Path) -> None:
     for path, marker in FILES.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -89,11 +82,12 @@ def _write_files(root: Path) -> None:
     (root / "docs" / "guide.md").write_text("# Guide\n\nGUIDEMARK how the widgets fit.\n")
 
 
-def _commit_row(hash_: str) -> CommitRows:
+def _commit_row(hash_: str, seq: int, files: list[str]) -> CommitRows:
     return CommitRows(
-        hash=hash_, seq=1, uid=hash_[:12], title="COMMITMARK a commit",
+        hash=hash_, seq=seq, uid=hash_[:12], title="COMMITMARK a commit",
         content="COMMITMARK a commit\n\nbody", content_hash=hash_, metadata={"hash": hash_},
-        authored_at=1.0, committed_at=2.0, chunks=[(0, "COMMITMARK body", "", 1, 3)],
+        authored_at=float(seq), committed_at=float(seq),
+        chunks=[(0, "COMMITMARK body", "", 1, 3)], files=files,
     )  # fmt: skip
 
 
@@ -103,24 +97,23 @@ def _brain(root: Path, provider: TinyEmbedder, db: Path | None = None) -> Brain:
 
 
 def _fill(brain: Brain) -> None:
-    """Index the code, write a note and a session, add a commit: all left pending."""
+    """Index the code, write a note and a session, add two commits (the newest changed
+    lib/recent.py and a test): all left pending."""
     CodeIndex(brain).index()
     brain.write("NOTEMARK the cache is flushed on deploy")
     brain.write("NOTEMARK a session's summary", kind="session")
+    commits = [
+        _commit_row("c" * 40, 1, ["lib/plain.py", "lib/opened.py"]),
+        _commit_row("d" * 40, 2, ["lib/recent.py", "tests/test_plain.py"]),
+    ]
     with brain.store.transaction():
-        CommitStore(brain.store).add_commits([_commit_row("c" * 40)], now=3.0)
+        CommitStore(brain.store).add_commits(commits, now=3.0)
 
 
 @pytest.fixture
 def repo(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A git work tree whose newest commit changed lib/recent.py and a test file."""
+    """The workspace's files; "changed lately" is the newest commit only."""
     _write_files(workspace)
-    _git(workspace, "init", "-q")
-    _git(workspace, "add", ".")
-    _git(workspace, "commit", "-qm", "first")
-    for path in ("lib/recent.py", "tests/test_plain.py"):
-        (workspace / path).write_text(_source(FILES[path], 4))
-    _git(workspace, "commit", "-qam", "second")
     monkeypatch.setattr("nano_brain.embedder._RECENT_COMMITS", 1)
     yield workspace
 
@@ -145,8 +138,6 @@ def test_the_queue_runs_notes_open_recent_code_tests_then_commits(repo: Path) ->
     assert len(model.seen) == total and set(model.seen) == set(RANKS)
     ranks = [RANKS[m] for m in model.seen]
     assert ranks == sorted(ranks), model.seen
-    # the test file changed in the newest commit too, and stays last among the code
-    assert model.seen.count("RECENTFILE") == 4
 
 
 def test_writers_give_each_chunk_its_tier(workspace: Path) -> None:
@@ -177,6 +168,17 @@ def test_writers_give_each_chunk_its_tier(workspace: Path) -> None:
         assert by_name["lib/added.py::plainfile_9"] == priority.CODE  # a new file: no history
 
 
+def test_files_of_the_newest_commits_move_up_but_not_tests(repo: Path) -> None:
+    with _brain(repo, TinyEmbedder()) as brain:
+        _fill(brain)
+        assert brain.embedder.prioritize_recent() == 3
+        assert brain.embedder.prioritize_recent() == 0
+        tiers = _tiers(brain)
+        assert tiers["RECENTFILE"] == {priority.RECENT}
+        assert tiers["PLAINFILE"] == tiers["OPENFILE"] == {priority.CODE}  # an older commit
+        assert tiers["TESTFILE"] == {priority.TEST}
+
+
 def test_open_files_move_up_only_their_pending_code(workspace: Path) -> None:
     _write_files(workspace)
     with _brain(workspace, TinyEmbedder()) as brain:
@@ -184,8 +186,9 @@ def test_open_files_move_up_only_their_pending_code(workspace: Path) -> None:
         assert brain.prioritize_embedding(["no/such/file.py", "docs/guide.md"]) == 1
         assert brain.prioritize_embedding([]) == 0
         brain.embed_pending()
+        before = _tiers(brain)
         assert brain.prioritize_embedding(["lib/plain.py"]) == 0  # embedded: nothing to move
-        assert _tiers(brain)["PLAINFILE"] == {priority.CODE}
+        assert _tiers(brain) == before
 
 
 def test_a_batch_walks_the_pending_index_without_sorting(workspace: Path) -> None:
@@ -246,7 +249,7 @@ def test_a_second_process_continues_where_the_first_stopped(repo: Path) -> None:
     assert ranks == sorted(ranks)
     with _brain(repo, TinyEmbedder()) as brain:
         assert brain.store.pending_count() == 0
-        assert brain.store.vector_counts() == {"text": 3, "code": total - 3}
+        assert brain.store.vector_counts() == {"text": 4, "code": total - 4}
 
 
 def _rewind_to_14(db: Path) -> None:
@@ -265,9 +268,9 @@ def test_a_schema_14_store_gets_its_tiers_and_keeps_its_queue(workspace: Path) -
     db = workspace.parent / "v14.db"
     with _brain(workspace, TinyEmbedder(), db) as brain:
         _fill(brain)
+        expected = _tiers(brain)  # as written (the files of recent commits move up later)
         brain.embed_pending(limit=2)  # the notes: the rest stays pending
         pending = brain.store.pending_count()
-        expected = _tiers(brain)
     _rewind_to_14(db)
     for _ in range(2):  # and once more from 14 with the column there: nothing doubles
         model = _Recording()

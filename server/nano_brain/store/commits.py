@@ -336,6 +336,18 @@ class CommitStore:
         found = self.store.get_many(ids, content=False)
         return [found[i] for i in ids if i in found]
 
+    def recent_files(self, commits: int) -> list[str]:
+        """The files the newest `commits` commits changed, newest first, each once."""
+        if not self.kept:
+            return []
+        rows = self._rows(
+            "SELECT f.path FROM (SELECT doc_id, seq FROM git_commits WHERE workspace_id = ? "
+            "ORDER BY seq DESC LIMIT ?) g JOIN document_files f ON f.doc_id = g.doc_id "
+            "ORDER BY g.seq DESC",
+            (self.ws, commits),
+        )
+        return list(dict.fromkeys(r[0] for r in rows))
+
     def commit_count(self) -> int:
         if not self.kept:
             return 0
