@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from nano_brain import Brain, SearchRequest
+from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
 
 from .conftest import TinyEmbedder
@@ -94,3 +95,31 @@ def test_threads_share_one_brain(tiny_brain: Brain) -> None:
     assert errors == [] and counts == [150] * 6
     assert tiny_brain.embedder.wait_idle(timeout=10)
     assert tiny_brain.status()["documents"] == 40 + 6 * 6
+
+
+class _Recording(TinyEmbedder):
+    """Remembers every text it embeds, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        self.texts.extend(texts)
+        return super().embed_documents(texts)
+
+
+def test_notes_then_the_open_files_code_then_the_rest(workspace: Path) -> None:
+    (workspace / "a.py").write_text("def alpha():\n    return 'ALPHA'\n")
+    (workspace / "b.py").write_text(
+        "def beta():\n    return 'BETA'\n\ndef gamma():\n    return 'BETA'\n"
+    )
+    config = load_config(workspace, overrides={"embedding": {"embed_on_write": False}})
+    model = _Recording()
+    with Brain(workspace, config=config, provider=model) as brain:
+        CodeIndex(brain).index()
+        brain.write("NOTE the release train leaves on Tuesdays")
+        assert brain.prioritize_embedding(["b.py"]) == 2  # in the clone's store in team mode
+        assert brain.embed_pending() == 4
+    marks = ["NOTE" if "NOTE" in t else "BETA" if "BETA" in t else "ALPHA" for t in model.texts]
+    assert marks == ["NOTE", "BETA", "BETA", "ALPHA"]

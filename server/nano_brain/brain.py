@@ -303,6 +303,11 @@ class Brain(VectorAccess):
         """Embed chunks that have no vector yet, in batches; returns how many were stored."""
         return self.embedder.embed_pending(progress=progress, limit=limit, space=space)
 
+    def prioritize_embedding(self, paths: Iterable[str]) -> int:
+        """Embed the code of these files (workspace-relative POSIX paths: the files open in
+        an editor) before the rest of the pending code; returns how many chunks moved up."""
+        return self.embedder.prioritize(list(paths))
+
     def embedding_progress(self) -> dict[Space, SpaceProgress]:
         """Per space: chunks with a vector, chunks waiting, the recent rate and an estimate."""
         return self.embedder.progress()

@@ -126,7 +126,10 @@ class EmbeddingConfig(_Section):
     api_key_env: str = "OPENAI_API_KEY"
     dimensions: int | None = Field(None, gt=0)
     batch_size: int = Field(32, gt=0, le=1024)
-    threads: int = Field(1, gt=0, le=64)
+    threads: int = Field(default_factory=lambda: min(2, os.cpu_count() or 1), gt=0, le=64)
+    """Texts of a batch the local model embeds at once, each on a thread of its own at low
+    priority (the model's operators run on one thread each). Default: two, or one on a
+    one-core machine; more than the cores only adds switching."""
     timeout_s: float = Field(30.0, gt=0)
     embed_on_write: bool = True
     """A short-lived writer (the CLI) embeds its note before it exits (else its chunks wait

@@ -3,11 +3,16 @@ watchers: each refreshes hints, prefetches related memory or schedules an index 
 
 from __future__ import annotations
 
+import logging
+
 from lsprotocol import types as lsp
 
+from ..errors import NanoBrainError
 from .scheduling import SAVE_DELAY_S
 from .server import NanoBrainServer
 from .text import uri_to_path
+
+log = logging.getLogger(__name__)
 
 
 def register(server: NanoBrainServer) -> None:
@@ -24,6 +29,10 @@ def did_open(ls: NanoBrainServer, params: lsp.DidOpenTextDocumentParams) -> None
     if ctx is not None:
         ls.documents.prefetch(ctx)
         ls.documents.publish(ctx)
+        try:  # its code gets vectors before the rest of the queue
+            ctx.folder.brain.prioritize_embedding([ctx.rel])
+        except NanoBrainError as exc:  # a busy store: the order is a preference
+            log.debug("cannot move %s up the embedding queue: %s", ctx.rel, exc)
 
 
 def did_change(ls: NanoBrainServer, params: lsp.DidChangeTextDocumentParams) -> None:

@@ -23,6 +23,7 @@ from typing import Any, cast
 
 from ..filters import Filters
 from .interface import MemoryStore, SqlStore
+from .priority import COMMIT
 from .rows import DocumentRow
 
 COMMIT_COLLECTION = "commits"
@@ -186,7 +187,8 @@ class CommitStore:
         first_chunk = chunks[0][0] if chunks else 0
         self._many(
             "INSERT INTO chunks (id, doc_id, workspace_id, seq, title, body, heading, "
-            "start_line, end_line, symbol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 2)",
+            "start_line, end_line, symbol, priority) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 2, {COMMIT})",
             chunks,
         )
         if chunks:
@@ -333,6 +335,18 @@ class CommitStore:
         ids = [self._sign * i for i in own_ids]
         found = self.store.get_many(ids, content=False)
         return [found[i] for i in ids if i in found]
+
+    def recent_files(self, commits: int) -> list[str]:
+        """The files the newest `commits` commits changed, newest first, each once."""
+        if not self.kept:
+            return []
+        rows = self._rows(
+            "SELECT f.path FROM (SELECT doc_id, seq FROM git_commits WHERE workspace_id = ? "
+            "ORDER BY seq DESC LIMIT ?) g JOIN document_files f ON f.doc_id = g.doc_id "
+            "ORDER BY g.seq DESC",
+            (self.ws, commits),
+        )
+        return list(dict.fromkeys(r[0] for r in rows))
 
     def commit_count(self) -> int:
         if not self.kept:

@@ -102,6 +102,7 @@ class TeamStore:
     remove_anchor = Route("write", PostgresStore.remove_anchor)
     # what is per clone: its code index's routes, its git history, its file's health
     checkpoint = Route("local", SqliteStore.checkpoint)
+    prioritize_pending = Route("local", SqliteStore.prioritize_pending)
     replace_route_facts = Route("local", SqliteStore.replace_route_facts)
     replace_routes = Route("local", SqliteStore.replace_routes)
     route_fact_count = Route("local", SqliteStore.route_fact_count)
@@ -425,9 +426,12 @@ class TeamStore:
         store = self._space(space)[0]
         store.reset_vectors(model, dim, space=space, only_if_absent=only_if_absent)
 
-    def pending_chunks(self, limit: int, space: Space = "text") -> list[PendingChunk]:
+    def pending_chunks(
+        self, limit: int, space: Space = "text", *, max_priority: int | None = None
+    ) -> list[PendingChunk]:
         store, sign = self._space(space)
-        return [_pending(p, sign) for p in store.pending_chunks(limit, space)]
+        chunks = store.pending_chunks(limit, space, max_priority=max_priority)
+        return [_pending(p, sign) for p in chunks]
 
     def pending_count(self, space: Space | None = None) -> int:
         if space is None:

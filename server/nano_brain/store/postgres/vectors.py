@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import StoreError
 from ...filters import Filters
+from .. import priority
 from ..predicate import time_bounds
 from ..rows import PendingChunk
 from ..spaces import IN_SPACE, MAX_K, MODEL_KEYS, SPACES, Space, VectorModels
@@ -105,8 +106,12 @@ class PostgresVectors(VectorModels):
     # -- pending chunks ------------------------------------------------------------------
 
     def pending_chunks(
-        self: PostgresStore, limit: int, space: Space = "text"
+        self: PostgresStore, limit: int, space: Space = "text", *, max_priority: int | None = None
     ) -> list[PendingChunk]:
+        """Chunks of a space that have no vector yet, in the order they were written: a team
+        store holds notes and sessions only, all of the first tier (store/priority.py)."""
+        if max_priority is not None and max_priority < priority.NOTE:
+            return []
         rows = self._rows(
             "SELECT c.id, c.doc_id, c.title, c.heading, c.body, c.symbol FROM chunks c "
             "JOIN documents d ON d.id = c.doc_id WHERE c.workspace_id = ? AND c.embedded = 0 "
@@ -114,6 +119,10 @@ class PostgresVectors(VectorModels):
             (self.workspace_id, limit),
         )
         return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
+
+    def prioritize_pending(self: PostgresStore, paths: Sequence[str], tier: int) -> int:
+        """Nothing to move: a team store holds no code (it stays in each clone's store)."""
+        return 0
 
     def pending_count(self: PostgresStore, space: Space | None = None) -> int:
         in_space = "" if space is None else f" AND {IN_SPACE[space]}"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..code import CODE_COLLECTION, SYMBOL_SOURCE_PREFIX, BulkFile
+from ..priority import code_priority
 from .code_tables import CodeTables, sql_literal
 from .migrations import ALIAS_INDEX, SESSION_FILES_BACKFILL, SESSION_FILES_TRIGGER
 
@@ -202,7 +203,7 @@ class CodeBulk(CodeTables):
         )
         self._many(
             "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
-            f"end_line, seq, symbol) VALUES (?1, ?2, {w}, ?3, ?4, ?5, ?6, ?7, 0, 1)",
+            f"end_line, seq, symbol, priority) VALUES (?1, ?2, {w}, ?3, ?4, ?5, ?6, ?7, 0, 1, ?8)",
             rows.chunks,
         )
         # (file_id, doc_id, qualified_name, name, kind, parent, signature, docstring, start,
@@ -261,13 +262,14 @@ class _BulkRows:
         """One file's rows; a symbol the user deleted gets no search document."""
         self.files.append((self.file_id, f.path, f.size, f.mtime_ns, f.sha256, f.language,
                            f.namespace, f.default_export, int(f.has_errors)))  # fmt: skip
+        tier = code_priority(f.path)
         for s in f.symbols:
             own = None
             if s[10] and SYMBOL_SOURCE_PREFIX + s[0] not in tombstoned:
                 own = self.doc_id
                 self.doc_id += 1
                 self.docs.append((own, s[14], s[0], s[11], s[13]))
-                self.chunks.append((self.chunk_id, own, s[12], s[10], s[2], s[6], s[7]))
+                self.chunks.append((self.chunk_id, own, s[12], s[10], s[2], s[6], s[7], tier))
                 self.chunk_id += 1
             self.symbols.append((self.file_id, own) + s[:10])
         for imp in f.imports:

@@ -196,7 +196,14 @@ CREATE INDEX IF NOT EXISTS documents_brief_accessed ON documents (access_count, 
     WHERE valid_to IS NULL AND access_count > 0;
 """
 
-MIGRATIONS: list[str] = [*EARLY_MIGRATIONS, _V10, _V11, _V12, _V13, _V14]
+# Migration 15: the order of the embedding queue (store/priority.py). Each chunk has a tier,
+# lowest embedded first; the pending chunks' index is by tier and id, so a batch is the first
+# rows of an index scan instead of a sort of every pending chunk (50k after a first index).
+# The step is vectors.py's _prioritize_chunks (re-runnable: a user_version set back).
+PENDING_INDEX = "CREATE INDEX chunks_pending ON chunks (priority, id) WHERE embedded = 0"
+_V15 = ""
+
+MIGRATIONS: list[str] = [*EARLY_MIGRATIONS, _V10, _V11, _V12, _V13, _V14, _V15]
 """MIGRATIONS[n - 1] brings a store from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

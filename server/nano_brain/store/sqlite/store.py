@@ -573,6 +573,7 @@ _MIGRATION_STEPS: dict[int, Callable[[SqliteStore], None]] = {
     10: _migrate_10,
     12: _checks_without_in_lists,
     13: _symbol_trigrams_by_name,
+    15: SqliteStore._prioritize_chunks,
 }
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import StoreError
 from ...filters import Filters
+from .. import priority
 from ..predicate import time_bounds
 from ..rows import PendingChunk
 from ..spaces import (
@@ -28,6 +29,7 @@ from ..spaces import (
     collection_key,
     space_of_kind,
 )
+from .migrations import PENDING_INDEX
 
 if TYPE_CHECKING:
     import numpy as np  # imported where vectors are read or written, not on every open
@@ -121,19 +123,65 @@ class VectorStore(VectorModels):
             self._fill_vector_index(space, model[1])
             self._record_model(space, model[0], model[1])
 
+    def _prioritize_chunks(self: Store) -> None:
+        """Migration 15: a tier per chunk (see store/priority.py; notes and sessions keep
+        the default): commits, the code's tier by its file's path, prose files as code; and
+        the pending chunks' index by tier."""
+        columns = {r[1] for r in self._rows("PRAGMA table_info(chunks)")}
+        if "priority" not in columns:
+            self._exec("ALTER TABLE chunks ADD COLUMN priority INTEGER NOT NULL DEFAULT 0")
+        self._exec("DROP INDEX IF EXISTS chunks_pending")
+        self._exec(PENDING_INDEX)
+        self._exec(f"UPDATE chunks SET priority = {priority.COMMIT} WHERE symbol = 2")
+        code = "SELECT id FROM documents WHERE kind = 'code'"
+        self._exec(f"UPDATE chunks SET priority = {priority.CODE} WHERE doc_id IN ({code})")
+        if not self._rows("SELECT 1 FROM sqlite_master WHERE name = 'code_files'"):
+            return
+        paths = self._rows(
+            "SELECT s.doc_id, f.path FROM code_symbols s JOIN code_files f ON f.id = s.file_id "
+            "WHERE s.doc_id IS NOT NULL UNION ALL "
+            "SELECT doc_id, path FROM code_files WHERE doc_id IS NOT NULL"
+        )
+        tests = [(priority.TEST, doc) for doc, path in paths if priority.is_test_path(path)]
+        self._db.executemany("UPDATE chunks SET priority = ? WHERE doc_id = ?", tests)
+
     # -- pending chunks ------------------------------------------------------------------
 
-    def pending_chunks(self: Store, limit: int, space: Space = "text") -> list[PendingChunk]:
-        """Chunks of a space that have no vector yet, oldest first."""
-        # commits last: a repository's history queues thousands at once, and a note written
-        # meanwhile should not wait behind them for its vector
+    def pending_chunks(
+        self: Store, limit: int, space: Space = "text", *, max_priority: int | None = None
+    ) -> list[PendingChunk]:
+        """Chunks of a space that have no vector yet: by tier (store/priority.py), then in
+        the order they were written; with `max_priority`, only tiers up to it."""
+        # CROSS JOIN: walk the pending chunks' index in its order, stop at `limit`
+        below = "" if max_priority is None else f" AND c.priority <= {int(max_priority)}"
         rows = self._rows(
             "SELECT c.id, c.doc_id, c.title, c.heading, c.body, c.symbol FROM chunks c "
-            f"JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 0 AND {IN_SPACE[space]} "
-            "ORDER BY d.kind = 'commit', c.id LIMIT ?",
+            f"CROSS JOIN documents d ON d.id = c.doc_id WHERE c.embedded = 0{below} "
+            f"AND {IN_SPACE[space]} ORDER BY c.priority, c.id LIMIT ?",
             (limit,),
         )
         return [PendingChunk(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
+
+    def prioritize_pending(self: Store, paths: Sequence[str], tier: int) -> int:
+        """Move the pending chunks of these code files (workspace-relative) up to `tier`;
+        returns how many moved (chunks already at or above it stay)."""
+        if not paths or not self._rows("SELECT 1 FROM sqlite_master WHERE name = 'code_files'"):
+            return 0
+        moved = 0
+        unique = list(dict.fromkeys(paths))
+        with self.transaction():
+            for start in range(0, len(unique), 400):
+                part = unique[start : start + 400]
+                marks = ",".join("?" * len(part))
+                files = f"SELECT id FROM code_files WHERE workspace_id = ? AND path IN ({marks})"
+                cursor = self._exec(
+                    "UPDATE chunks SET priority = ? WHERE embedded = 0 AND priority > ? AND "
+                    f"doc_id IN (SELECT doc_id FROM code_symbols WHERE file_id IN ({files}) "
+                    f"UNION ALL SELECT doc_id FROM code_files WHERE id IN ({files}))",
+                    (tier, tier, self.workspace_id, *part, self.workspace_id, *part),
+                )
+                moved += max(cursor.rowcount, 0)
+        return moved
 
     def pending_count(self: Store, space: Space | None = None) -> int:
         if space is None:
