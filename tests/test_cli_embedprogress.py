@@ -15,7 +15,7 @@ FUNCTIONS = 100
 
 def _module(workspace: Path) -> None:
     body = "".join(
-        f"\n\ndef handler_{i}(request):\n    \"\"\"Answer request {i}.\"\"\"\n    return {i}\n"
+        f'\n\ndef handler_{i}(request):\n    """Answer request {i}."""\n    return {i}\n'
         for i in range(FUNCTIONS)
     )
     (workspace / "handlers.py").write_text(body, encoding="utf-8")

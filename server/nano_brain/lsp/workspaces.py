@@ -184,7 +184,11 @@ class Folders:
                 log.info("%s: no vector search (%s)", root, why)
             for _ in range(2):  # the reader and the searcher
                 opened.append(workspace.open_reader())
-            brain.embedder.start()  # notes saved in the editor are embedded in the background
+            if options.index.embed:
+                # notes saved in the editor and the chunks of each index pass are embedded in
+                # the background; without it (index.embed false) nothing is, but a note's
+                # own chunks as it is written (embedding.embed_on_write)
+                brain.embedder.start()
         except BaseException:
             for done in opened:
                 done.close()
