@@ -1,14 +1,18 @@
-"""The editor's progress for a folder's background embedding.
+"""A folder's background embedding, and the editor's progress for it.
 
 Index passes leave their new chunks to the brain's background embedder (`Embedder.start`):
 a large repository's first vectors take most of an hour on two cores, and a saved file must
-not wait behind them. While chunks wait, each folder's watch reports work-done progress every
-`REPORT_INTERVAL_S` from `Brain.embedding_progress` (counts per space, the embedder's recent
-rate, the estimate) and ends it at 100% when nothing waits. What waits is in the store, so a
-restarted sidecar picks up where the last one stopped, and its watch with it.
+not wait behind them. The embedder starts after the folder's first pass (the code, then its
+history, have the cores to themselves) and from then on also embeds the notes written in
+the editor; before it, and with ``index.embed`` false, a note is embedded as it is written.
+
+While chunks wait, each folder's watch reports work-done progress every `REPORT_INTERVAL_S`
+from `Brain.embedding_progress` (counts per space, the embedder's recent rate, the estimate)
+and ends it at 100% when nothing waits. What waits is in the store, so a restarted sidecar
+picks up where the last one stopped, and its watch with it.
 
 Each watch runs on a thread of its own, started by `EmbeddingWatches.kick` (after an index
-pass, when a folder opens) and ending when nothing waits.
+pass) and ending when nothing waits.
 """
 
 from __future__ import annotations
@@ -41,8 +45,9 @@ class EmbeddingWatches:
         self._lock = threading.Lock()
 
     def kick(self, folder: Folder) -> None:
-        """Chunks may be waiting in ``folder``: wake its embedder and report until none do."""
-        folder.brain.embedder.notify()
+        """Chunks may be waiting in ``folder``: start (or wake) its embedder and report until
+        none do."""
+        folder.brain.embedder.start()
         with self._lock:
             watch = self._watches.get(folder.root)
             if watch is None or watch.folder is not folder:

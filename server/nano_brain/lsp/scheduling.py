@@ -3,7 +3,7 @@
 Changes arriving while a pass is waiting or running coalesce into one more pass; a steady
 stream of them delays a pass at most `MAX_INDEX_DELAY_S`. Each pass reports work-done
 progress, then `after_pass` refreshes the folder's open documents and, with ``index.embed``,
-`after_pass_pending` hands the chunks it left without a vector to the brain's background
+`after_pass_embed` hands the chunks it left without a vector to the brain's background
 embedder (`embedwatch`): the next pass never waits for them.
 """
 
@@ -44,11 +44,11 @@ class IndexScheduler:
         self,
         server: ServerBase,
         after_pass: Callable[[Folder], None],
-        after_pass_pending: Callable[[Folder], None] = lambda folder: None,
+        after_pass_embed: Callable[[Folder], None] = lambda folder: None,
     ) -> None:
         self._server = server
         self._after_pass = after_pass
-        self._after_pass_pending = after_pass_pending
+        self._after_pass_embed = after_pass_embed
         self._indexer = ThreadPoolExecutor(1, thread_name_prefix="nano-brain-index")
         self._timers: dict[Path, _Pending] = {}
 
@@ -109,7 +109,6 @@ class IndexScheduler:
         token = f"nano-brain-index-{uuid.uuid4().hex[:8]}"
         progress = Progress(server, token, f"nano-brain: indexing {folder.root.name}")
         paths = folder.take_changes()
-        pending = False
         try:
             progress.begin()
             report = folder.workspace.index(progress.phase, paths=paths)
@@ -118,7 +117,6 @@ class IndexScheduler:
                 f"{report.files} files, {report.symbols} symbols "
                 f"({report.new} new, {report.changed} changed, {report.deleted} deleted)"
             )
-            pending = server.options.index.embed and report.pending_embeddings > 0
             progress.end(message)
             server.log_to_client(lsp.MessageType.Info, f"indexed {folder.root}: {message}")
         except Exception as exc:
@@ -134,8 +132,8 @@ class IndexScheduler:
                 again = folder.dirty
                 folder.dirty = False
             self._after_pass(folder)
-        if pending:
-            self._after_pass_pending(folder)
+        if server.options.index.embed:  # even after a failed pass: earlier ones' chunks
+            self._after_pass_embed(folder)
         if again:
             self.schedule(folder)
 

@@ -44,7 +44,7 @@ class NanoBrainServer(ServerBase):
         self.documents = Documents(self, self.open_folder)
         self.embedding = EmbeddingWatches(self)
         self.scheduler = IndexScheduler(
-            self, after_pass=self.documents.refresh, after_pass_pending=self.embedding.kick
+            self, after_pass=self.documents.refresh, after_pass_embed=self.embedding.kick
         )
         self.outside = OutsideChanges(self, self.scheduler)
         self.sidecars = Sidecars(mcp_sidecar, self.log_to_client)
@@ -90,8 +90,8 @@ class NanoBrainServer(ServerBase):
         self.outside.watch_folder(folder)  # before the first pass: no change falls between
         features.warm_up(folder, self.options)  # before the pass, which keeps the CPU busy
         _freeze_heap()
-        if self.options.index.embed:  # what an earlier sidecar left waiting, shown now
-            self.embedding.kick(folder)
+        if self.options.index.embed and not self.options.index.enabled:
+            self.embedding.kick(folder)  # else after the first pass, which then has the cores
         if self.options.index.enabled:
             self.scheduler.schedule(folder, delay=0.0, paths=None)
         else:

@@ -184,11 +184,7 @@ class Folders:
                 log.info("%s: no vector search (%s)", root, why)
             for _ in range(2):  # the reader and the searcher
                 opened.append(workspace.open_reader())
-            if options.index.embed:
-                # notes saved in the editor and the chunks of each index pass are embedded in
-                # the background; without it (index.embed false) nothing is, but a note's
-                # own chunks as it is written (embedding.embed_on_write)
-                brain.embedder.start()
+            # the background embedder starts after the first index pass (`embedwatch`)
         except BaseException:
             for done in opened:
                 done.close()
