@@ -3,7 +3,7 @@
 once; a restarted sidecar carries on; ``index.embed: false`` embeds nothing.
 
 The real sidecar and the real code model, on a few hundred functions: enough for the
-embedding to last some seconds on two cores (about 20 of these chunks a second).
+embedding to last some seconds on two cores (about 35 of these chunks a second).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from nano_brain import Brain
 
 from .conftest import Session, start, stop
 
-FILES, PER_FILE = 6, 50
+FILES, PER_FILE = 8, 60
 CHUNKS = FILES * PER_FILE
 NO_MCP = {"mcp": {"transport": "off"}}
 #: A report while chunks wait: the brief's line, e.g. `code vectors: 96 of 300 (32%), about
