@@ -393,6 +393,7 @@ class Brain(VectorAccess):
                 "code_pending": code["pending"],
             },
             "legs": {"lexical": "ok", "vector": text["state"], "code_vector": code["state"]},
+            "embedding_progress": {s: p.to_dict() for s, p in self.embedding_progress().items()},
             "config_warnings": self.config_warnings,
             **self._team_and_code_index(),
         }

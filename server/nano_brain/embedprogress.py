@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .store.spaces import Space
 
@@ -57,8 +59,20 @@ class SpaceProgress:
             f"{self.space} vectors: {self.embedded:,} of {self.total:,} "
             f"({int(self.fraction * 100)}%)"
         )
+        left = self.estimate()
+        return f"{line}, {left}" if left else line
+
+    def estimate(self) -> str | None:
+        """``about 6 min left`` (``done`` when nothing waits); None before a rate is known."""
         eta = self.eta_s
-        return f"{line}, {_duration(eta)} left" if eta is not None else line
+        if eta is None:
+            return None
+        return f"{_duration(eta)} left" if self.pending else "done"
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SpaceProgress:
+        """Back from `to_dict` (a front end that was handed a status as JSON)."""
+        return cls(data["space"], data["embedded"], data["pending"], data["rate_per_s"])
 
     def to_dict(self) -> dict[str, object]:
         eta = self.eta_s

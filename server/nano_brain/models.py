@@ -167,6 +167,12 @@ class SearchResponse(BaseModel):
     note: str = Field(
         "", description="why the list is empty when nothing cleared the relevance floor"
     )
+    partial: str = Field(
+        "",
+        description="set while the workspace is still being embedded: the spaces whose vector "
+        "legs saw only part of their chunks, how far embedding is and about how long the rest "
+        "takes (results found by meaning may be missing); empty once every chunk has a vector",
+    )
     relevance: dict[str, Any] | None = Field(
         None, description="with explain: the relevance floor's evidence per space"
     )

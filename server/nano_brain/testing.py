@@ -38,6 +38,9 @@ class Session:
     client: LanguageClient
     root: Path
     progress: list[tuple[str, Any]] = field(default_factory=list)
+    """The index passes' work-done progress: (kind, value), kind ``create`` with the token."""
+    embedding: list[tuple[str, Any]] = field(default_factory=list)
+    """The background embedding's work-done progress, the same way."""
     messages: list[lsp.ShowMessageParams] = field(default_factory=list)
     logs: list[lsp.LogMessageParams] = field(default_factory=list)
     diagnostics: dict[str, Sequence[lsp.Diagnostic]] = field(default_factory=dict)
@@ -131,15 +134,19 @@ async def start(
     def register(params: lsp.RegistrationParams) -> None:
         session.registrations.extend(params.registrations)
 
+    def of(token: lsp.ProgressToken) -> list[tuple[str, Any]]:
+        embedding = str(token).startswith("nano-brain-embed-")
+        return session.embedding if embedding else session.progress
+
     @_on(client, lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
     def create(params: lsp.WorkDoneProgressCreateParams) -> None:
-        session.progress.append(("create", params.token))
+        of(params.token).append(("create", params.token))
 
     @_on(client, lsp.PROGRESS)
     def progress(params: lsp.ProgressParams) -> None:
         # lsprotocol types the value LSPAny (Any | None); it is a progress object or its dict
         kind = getattr(params.value, "kind", None) or params.value.get("kind")  # type: ignore[union-attr]
-        session.progress.append((kind, params.value))
+        of(params.token).append((kind, params.value))
 
     @_on(client, lsp.WINDOW_SHOW_MESSAGE)
     def show(params: lsp.ShowMessageParams) -> None:

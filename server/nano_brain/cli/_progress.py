@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import click
 
+from ..embedprogress import SpaceProgress
 from ._output import raw_stderr
 
 #: Seconds between two plain progress lines of the same phase.
@@ -28,9 +29,13 @@ class PhaseProgress:
         labels: dict[str, str] | None = None,
         *,
         interval_s: float = LINE_INTERVAL_S,
+        detail: Callable[[], str | None] | None = None,
     ) -> None:
         self._labels = labels or {}
         self._interval = interval_s
+        # what a line adds after the count (an estimate): asked at most once per interval
+        self._detail = detail
+        self._detail_at: float | None = None
         self._tty = sys.stderr.isatty()
         # --json keeps a terminal clean for the result; lines never disturb a captured stdout.
         self._bar: Any = None if (quiet or not self._tty) else _rich_bar()
@@ -54,7 +59,9 @@ class PhaseProgress:
             task = self._tasks.get(phase)
             if task is None:
                 task = self._tasks[phase] = self._bar.add_task(label, total=total or None)
-            self._bar.update(task, completed=done, total=total or None)
+            detail = self._fresh_detail()
+            described = {"description": f"{label}: {detail}"} if detail else {}
+            self._bar.update(task, completed=done, total=total or None, **described)
         if not self._lines or phase in self._ended:
             return
         now = time.monotonic()
@@ -67,14 +74,25 @@ class PhaseProgress:
             self._ended.add(phase)
         count = f"{done}/{total}" if total else f"{done}"
         pct = f" ({100 * done // total}%)" if total else ""
-        click.echo(f"nano-brain: {label} {count}{pct}", err=True)
+        detail = None if finished or self._detail is None else self._detail()
+        click.echo(f"nano-brain: {label} {count}{pct}{f': {detail}' if detail else ''}", err=True)
+
+    def _fresh_detail(self) -> str | None:
+        """The detail for the bar, asked again once per interval (None between)."""
+        now = time.monotonic()
+        if self._detail is None or (
+            self._detail_at is not None and now - self._detail_at < self._interval
+        ):
+            return None
+        self._detail_at = now
+        return self._detail()
 
 
 class progress_bar:  # noqa: N801  (used as `with progress_bar(...) as update`)
-    """Embedding progress: ``update(done, total)``."""
+    """Embedding progress: ``update(done, total)``; ``detail`` adds an estimate to it."""
 
-    def __init__(self, quiet: bool) -> None:
-        self._inner = PhaseProgress(quiet, {"embed": "embedding"})
+    def __init__(self, quiet: bool, detail: Callable[[], str | None] | None = None) -> None:
+        self._inner = PhaseProgress(quiet, {"embed": "embedding"}, detail=detail)
 
     def __enter__(self) -> Callable[[int, int], None]:
         update = self._inner.__enter__()
@@ -82,6 +100,16 @@ class progress_bar:  # noqa: N801  (used as `with progress_bar(...) as update`)
 
     def __exit__(self, *exc: object) -> None:
         self._inner.__exit__(*exc)
+
+
+def embedding_detail(read: Callable[[], Mapping[Any, SpaceProgress]]) -> Callable[[], str | None]:
+    """A `progress_bar` detail: each space still waiting for vectors, how far it is and about
+    how long the rest takes (``read``: `Brain.embedding_progress`)."""
+
+    def detail() -> str | None:
+        return "; ".join(p.describe() for p in read().values() if p.pending) or None
+
+    return detail
 
 
 def _rich_bar() -> Any:

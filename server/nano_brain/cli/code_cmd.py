@@ -18,7 +18,7 @@ from ..codeindex.model import SYMBOL_KINDS
 from ..codeindex.service import CallInfo
 from ..errors import EmbeddingError, InvalidInputError
 from ._app import common_options, emit, main, open_workspace
-from ._progress import PhaseProgress, progress_bar
+from ._progress import PhaseProgress, embedding_detail, progress_bar
 
 _PHASES = {"scan": "scanning", "parse": "indexing", "resolve": "resolving calls"}
 
@@ -73,12 +73,15 @@ def index_cmd(
         if embed and provider != "none" and report.pending_embeddings:
             embedding_started = time.perf_counter()
             try:
-                with progress_bar(as_json) as update:
+                detail = embedding_detail(brain.embedding_progress)
+                with progress_bar(as_json, detail) as update:
                     data["embedded"] = brain.embed_pending(progress=update)
             except EmbeddingError as exc:
                 data["embedding_error"] = str(exc)
             embedding = time.perf_counter() - embedding_started
             data["pending_embeddings"] = brain.pending_embeddings()
+        progress = brain.embedding_progress()
+        data["embedding_progress"] = {space: p.to_dict() for space, p in progress.items()}
     ended = time.perf_counter()
     data["timings"] = _timings(
         report, opened - started, indexed - opened, embedding, ended - started

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..embedprogress import SpaceProgress
 from ._app import common_options, emit, load_workspace, main, open_brain, progress_bar, warn_config
+from ._progress import embedding_detail
 
 if TYPE_CHECKING:
     from ..models import Space
@@ -53,6 +55,9 @@ def status(workspace: Path | None, db: Path | None, as_json: bool) -> None:
         )
         for leg, state in info["legs"].items():
             click.echo(f"{leg:<11} {state}")
+        for data in info["embedding_progress"].values():
+            if data["embedded"] or data["pending"]:
+                click.echo(f"embedding  {SpaceProgress.from_dict(data).describe()}")
         warn_config(info["config_warnings"])
 
     emit(info, as_json, human)
@@ -72,7 +77,10 @@ def reembed(
     pending: bool, space: Space | None, workspace: Path | None, db: Path | None, as_json: bool
 ) -> None:
     """Embed every chunk again with the configured model (after changing models)."""
-    with open_brain(workspace, db) as brain, progress_bar(as_json) as update:
+    with (
+        open_brain(workspace, db) as brain,
+        progress_bar(as_json, embedding_detail(brain.embedding_progress)) as update,
+    ):
         if pending:
             count = brain.embed_pending(progress=update, space=space)
         else:

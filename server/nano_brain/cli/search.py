@@ -93,7 +93,6 @@ def _run_search(
         legs = ", ".join(f"{k}: {v}" for k, v in response.legs.items())
         if not response.results:
             click.echo(f"no results: {response.note}" if response.note else f"no results ({legs})")
-            return
         for i, hit in enumerate(response.results, 1):
             tags_text = f" [{', '.join(hit.tags)}]" if hit.tags else ""
             click.echo(
@@ -105,9 +104,12 @@ def _run_search(
             click.echo(f"    {hit.content if include_content else hit.snippet}")
             if hit.explain:
                 click.echo(f"    explain: {json.dumps(hit.explain)}")
-        if response.relevance:
+        if response.results and response.relevance:
             click.echo(f"relevance: {json.dumps(response.relevance)}")
-        if any(not v.startswith(("ok", "empty")) for v in response.legs.values()):
+        if response.partial:  # vectors still being computed: say so beside what was found
+            click.echo(f"note: {response.partial}")
+        failed = any(not v.startswith(("ok", "empty")) for v in response.legs.values())
+        if response.results and failed:
             click.echo(f"({legs})", err=True)
 
     emit(response.model_dump(), as_json, human)

@@ -234,6 +234,7 @@ def search(folder: Folder, ctx: Context | None, args: SearchArgs) -> dict[str, A
         "query": response.query,
         "legs": response.legs,
         "results": [hit.model_dump(exclude={"content", "explain"}) for hit in response.results],
+        "partial": response.partial,
     }
 
 

@@ -71,7 +71,8 @@ def workspace_symbol(
 
 
 def index_status(ls: NanoBrainServer, params: Any) -> dict[str, Any]:
-    """Each open folder: its store, index state and counts, watcher, model, MCP endpoint."""
+    """Each open folder: its store, index state and counts, watcher, model, embedding
+    progress per space, MCP endpoint."""
     return {"folders": [_folder_status(ls, f) for f in ls.folders.all()]}
 
 
@@ -89,6 +90,7 @@ def _folder_status(ls: NanoBrainServer, f: Folder) -> dict[str, Any]:
         },
         "counts": f.workspace.code.counts(),
         "last_pass": _pass_summary(f.last_report),
+        "embedding": {s: p.to_dict() for s, p in f.brain.embedding_progress().items()},
         "mcp": ls.sidecars.where(f.root),
     }
 

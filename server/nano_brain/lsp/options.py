@@ -50,7 +50,12 @@ class HoverOptions(_Section):
 
 class IndexOptions(_Section):
     enabled: bool = True
-    embed: bool = Field(True, description="embed symbol chunks after indexing (vector leg)")
+    embed: bool = Field(
+        True,
+        description="embed what index passes add (the vector legs), in the background after "
+        "each pass, with work-done progress and an estimate; false: nothing is embedded but "
+        "a note as it is written",
+    )
     exclude: list[str] = Field(default_factory=list, description="gitignore-style patterns")
     debounce_ms: int = Field(
         300, ge=0, le=60_000, description="quiet time after a save or file change before indexing"

@@ -1,4 +1,4 @@
-"""Work-done progress for an index pass, reported to the client while it runs."""
+"""Work-done progress reported to the client: an index pass's, the background embedding's."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .base import ServerBase
 
 
 class Progress:
-    """Work-done progress for one index pass: begin, report (with counts), end.
+    """One work-done progress: begin, report (with counts), end.
 
     Only used when the client announced ``window.workDoneProgress``; the token is created
     with ``window/workDoneProgress/create`` first, as the protocol requires.
@@ -24,7 +24,7 @@ class Progress:
         self.enabled = bool(caps and caps.work_done_progress)
         self._last = ""
 
-    def begin(self) -> None:
+    def begin(self, message: str = "scanning", percentage: int = 0) -> None:
         if not self.enabled:
             return
         created = threading.Event()
@@ -38,9 +38,10 @@ class Progress:
             self.server.work_done_progress.begin,
             self.token,
             lsp.WorkDoneProgressBegin(
-                title=self.title, message="scanning", percentage=0, cancellable=False
+                title=self.title, message=message, percentage=percentage, cancellable=False
             ),  # fmt: skip
         )
+        self._last = message
 
     def phase(self, phase: str, done: int, total: int) -> None:
         if phase == "scan" and total == 0:
@@ -48,12 +49,10 @@ class Progress:
         else:
             pct = int(100 * done / total) if total else 100
             message = f"{phase}: {done}/{total}"
-        self._report(message, pct)
+        self.report(message, pct)
 
-    def embedding(self, done: int, total: int) -> None:
-        self._report(f"embedding: {done}/{total}", int(100 * done / total) if total else 100)
-
-    def _report(self, message: str, pct: int) -> None:
+    def report(self, message: str, pct: int) -> None:
+        """Send ``message`` at ``pct`` percent, unless it is the message sent last."""
         if not self.enabled or message == self._last:
             return
         self._last = message

@@ -2,7 +2,9 @@
 
 Changes arriving while a pass is waiting or running coalesce into one more pass; a steady
 stream of them delays a pass at most `MAX_INDEX_DELAY_S`. Each pass reports work-done
-progress, embeds what it added, then `after_pass` refreshes the folder's open documents.
+progress, then `after_pass` refreshes the folder's open documents and, with ``index.embed``,
+`after_pass_embed` hands the chunks it left without a vector to the brain's background
+embedder (`embedwatch`): the next pass never waits for them.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from typing import Any, NamedTuple
 
 from lsprotocol import types as lsp
 
-from ..errors import NanoBrainError
 from .base import ServerBase
 from .progress import Progress
 from .workspaces import Folder
@@ -39,9 +40,15 @@ class IndexScheduler:
     That thread also runs what must come after a queued pass (a folder's MCP sidecar
     starting, a closed folder's store closing): see `submit`."""
 
-    def __init__(self, server: ServerBase, after_pass: Callable[[Folder], None]) -> None:
+    def __init__(
+        self,
+        server: ServerBase,
+        after_pass: Callable[[Folder], None],
+        after_pass_embed: Callable[[Folder], None] = lambda folder: None,
+    ) -> None:
         self._server = server
         self._after_pass = after_pass
+        self._after_pass_embed = after_pass_embed
         self._indexer = ThreadPoolExecutor(1, thread_name_prefix="nano-brain-index")
         self._timers: dict[Path, _Pending] = {}
 
@@ -96,7 +103,8 @@ class IndexScheduler:
         self._indexer.submit(self._index, folder)
 
     def _index(self, folder: Folder) -> None:
-        """One index pass with work-done progress; then embeddings; then stale hints."""
+        """One index pass (the code, then its history) with work-done progress; then stale
+        hints, and the chunks it left without a vector to the background embedder."""
         server = self._server
         token = f"nano-brain-index-{uuid.uuid4().hex[:8]}"
         progress = Progress(server, token, f"nano-brain: indexing {folder.root.name}")
@@ -109,11 +117,6 @@ class IndexScheduler:
                 f"{report.files} files, {report.symbols} symbols "
                 f"({report.new} new, {report.changed} changed, {report.deleted} deleted)"
             )
-            if server.options.index.embed and report.pending_embeddings:
-                try:
-                    folder.brain.embed_pending(progress=progress.embedding)
-                except NanoBrainError as exc:
-                    server.log_to_client(lsp.MessageType.Info, f"not embedding code: {exc}")
             progress.end(message)
             server.log_to_client(lsp.MessageType.Info, f"indexed {folder.root}: {message}")
         except Exception as exc:
@@ -129,6 +132,8 @@ class IndexScheduler:
                 again = folder.dirty
                 folder.dirty = False
             self._after_pass(folder)
+        if server.options.index.embed:  # even after a failed pass: earlier ones' chunks
+            self._after_pass_embed(folder)
         if again:
             self.schedule(folder)
 

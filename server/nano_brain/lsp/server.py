@@ -5,11 +5,12 @@ in module globals, so each test builds a fresh server (`factory.build_server`). 
 (`handlers_*`) are thin: they find the document's :class:`~.features.Context` and call one
 function of :mod:`.features` or :mod:`.commands`. Blocking work (SQLite, the embedding model,
 parsing) runs on pygls's thread pool; indexing runs on its own single thread
-(`scheduling`) so hovers are answered while it works. Folders open on the pool too (after
-``initialized``); a request about a file of a folder still opening waits for it
-(`documents`), so the first hover after attach is answered as later ones are, not with
-nothing. Nothing is ever printed: stdout carries the protocol, logs go to the client
-(logMessage, `client_log`), and only from the event loop (`base.ServerBase.post`).
+(`scheduling`) so hovers are answered while it works, and embedding on the brain's
+background embedder, its progress reported by a thread per folder (`embedwatch`). Folders
+open on the pool too (after ``initialized``); a request about a file of a folder still
+opening waits for it (`documents`), so the first hover after attach is answered as later
+ones are, not with nothing. Nothing is ever printed: stdout carries the protocol, logs go to
+the client (logMessage, `client_log`), and only from the event loop (`base.ServerBase.post`).
 
 Files changed outside the editor reach the index through one of two sources, chosen once at
 ``initialized`` (`outside_changes`); both feed the same debounced, incremental index pass.
@@ -28,6 +29,7 @@ from ..errors import NanoBrainError
 from . import features
 from .base import ServerBase
 from .documents import Documents
+from .embedwatch import EmbeddingWatches
 from .outside_changes import OutsideChanges
 from .scheduling import IndexScheduler
 from .sidecars import SidecarFactory, Sidecars
@@ -40,7 +42,10 @@ class NanoBrainServer(ServerBase):
     def __init__(self, mcp_sidecar: SidecarFactory | None = None) -> None:
         super().__init__()
         self.documents = Documents(self, self.open_folder)
-        self.scheduler = IndexScheduler(self, after_pass=self.documents.refresh)
+        self.embedding = EmbeddingWatches(self)
+        self.scheduler = IndexScheduler(
+            self, after_pass=self.documents.refresh, after_pass_embed=self.embedding.kick
+        )
         self.outside = OutsideChanges(self, self.scheduler)
         self.sidecars = Sidecars(mcp_sidecar, self.log_to_client)
 
@@ -85,6 +90,8 @@ class NanoBrainServer(ServerBase):
         self.outside.watch_folder(folder)  # before the first pass: no change falls between
         features.warm_up(folder, self.options)  # before the pass, which keeps the CPU busy
         _freeze_heap()
+        if self.options.index.embed and not self.options.index.enabled:
+            self.embedding.kick(folder)  # else after the first pass, which then has the cores
         if self.options.index.enabled:
             self.scheduler.schedule(folder, delay=0.0, paths=None)
         else:
@@ -97,6 +104,7 @@ class NanoBrainServer(ServerBase):
         if folder is None:
             return
         self.outside.unwatch(folder.root)
+        self.embedding.stop(folder.root)
         self.sidecars.stop(folder.root)
         self.scheduler.submit(folder.close)  # after any index pass queued before it
 
@@ -104,6 +112,7 @@ class NanoBrainServer(ServerBase):
         self.stopping = True
         self.outside.stop()
         self.scheduler.cancel_timers()
+        self.embedding.stop_all()
         self.sidecars.stop_all()
         self.scheduler.shutdown()
 

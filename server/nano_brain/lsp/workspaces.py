@@ -184,7 +184,7 @@ class Folders:
                 log.info("%s: no vector search (%s)", root, why)
             for _ in range(2):  # the reader and the searcher
                 opened.append(workspace.open_reader())
-            brain.embedder.start()  # notes saved in the editor are embedded in the background
+            # the background embedder starts after the first index pass (`embedwatch`)
         except BaseException:
             for done in opened:
                 done.close()

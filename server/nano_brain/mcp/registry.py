@@ -53,6 +53,9 @@ class ToolSpec:
     idempotent: bool = True
     render: Callable[[Any], str] | None = None
     """Text content for the result; default: the structured result as JSON."""
+    notice: Callable[[Any], str] | None = None
+    """A line about the result an agent must not miss (a search made while vectors are still
+    being computed), sent as a second text block when not empty: the first stays the JSON."""
 
     def to_mcp(self) -> types.Tool:
         return types.Tool(
@@ -107,6 +110,7 @@ class ToolRegistry:
         destructive: bool = False,
         idempotent: bool = True,
         render: Callable[[Out], str] | None = None,
+        notice: Callable[[Out], str] | None = None,
     ) -> Callable[[Callable[[Workspace, In], Out]], Callable[[Workspace, In], Out]]:
         """Register a handler; its docstring is the description the agent reads."""
 
@@ -126,6 +130,7 @@ class ToolRegistry:
                     destructive=destructive,
                     idempotent=idempotent,
                     render=render,
+                    notice=notice,
                 )
             )
             return func
@@ -160,8 +165,9 @@ class ToolRegistry:
             return error_result(f"{name}: internal error ({type(exc).__name__}); see server log")
         structured = result.model_dump(mode="json")
         text = spec.render(result) if spec.render else json.dumps(structured, ensure_ascii=False)
+        notice = spec.notice(result) if spec.notice else ""
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
+            content=[types.TextContent(type="text", text=t) for t in (text, notice) if t],
             structured_content=structured,
         )
 

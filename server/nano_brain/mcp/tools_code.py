@@ -18,6 +18,7 @@ from ..search import MAX_QUERY_CHARS
 from ..why import WhyView
 from ..workspace import Workspace
 from .registry import StrictInput, ToolRegistry
+from .tools_memory import partial_notice
 
 SymbolRef = Field(
     min_length=1,
@@ -171,12 +172,13 @@ def register(registry: ToolRegistry) -> None:
 
     @registry.tool(
         "code_search", title="Search code", input=CodeSearchInput, output=SearchResponse,
-        read_only=True,
+        read_only=True, notice=partial_notice,
     )  # fmt: skip
     def code_search(ws: Workspace, p: CodeSearchInput) -> SearchResponse:
         """Search this workspace's indexed code (one result per symbol: signature, docstring
         and body) by meaning and keywords. Use it to find where something is implemented
-        when you don't know its name."""
+        when you don't know its name. While the code is still being embedded, `partial`
+        says how far it is: what only its meaning would find may be missing."""
         return ws.code.search(p.query, limit=p.max_results, mode=p.mode)
 
     @registry.tool(

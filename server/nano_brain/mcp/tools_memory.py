@@ -233,6 +233,12 @@ class StatusOutput(BaseModel):
     pending_embeddings: int = Field(description="chunks waiting for a vector (embedding queue)")
     embedding: dict[str, Any]
     legs: dict[str, str] = Field(description="search legs available: ok or unavailable: why")
+    embedding_progress: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="per embedding space (text, code): chunks with a vector (embedded) and "
+        "waiting (pending), the share done (fraction), the recent rate (rate_per_s) and the "
+        "seconds left at that rate (eta_s; null until a batch was measured)",
+    )
 
 
 # -- handlers -----------------------------------------------------------------------------------
@@ -309,7 +315,8 @@ def register(registry: ToolRegistry) -> None:
         superseded and retracted notes are hidden unless asked for. Only what clears a
         relevance floor is returned: an empty list means nothing in memory relates (`note`
         says why), not a failed search. Notes and decisions come before code unless the query
-        names code; each result's `origin` says who wrote it.""",
+        names code; each result's `origin` says who wrote it. `partial` says when vectors
+        are still being computed (results found by meaning may be missing).""",
     )
     _search_tool(
         registry,
@@ -424,7 +431,8 @@ def register(registry: ToolRegistry) -> None:
     )
     def memory_status(ws: Workspace, p: NoInput) -> StatusOutput:
         """Health of this workspace's memory: store size, document counts, embedding model,
-        embedding queue and which search legs work. Use it when searches look wrong."""
+        embedding queue with its progress and estimate per space, and which search legs
+        work. Use it when searches look wrong."""
         return StatusOutput.model_validate(ws.brain.status())
 
 
@@ -450,6 +458,12 @@ def _search_tool(registry: ToolRegistry, name: str, mode: Mode, title: str, doc:
         return ws.brain.search(request)
 
     handler.__doc__ = doc
-    registry.tool(name, title=title, input=QueryInput, output=SearchResponse, read_only=True)(
-        handler
-    )
+    registry.tool(
+        name, title=title, input=QueryInput, output=SearchResponse, read_only=True,
+        notice=partial_notice,
+    )(handler)  # fmt: skip
+
+
+def partial_notice(response: SearchResponse) -> str:
+    """The search tools' second text block: the partial note, while vectors are computed."""
+    return f"note: {response.partial}" if response.partial else ""

@@ -3,11 +3,13 @@ candidates' shapes, and what it needs of the Brain (`VectorAccess`)."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..config import Config
 from ..embedding import EmbeddingProvider
+from ..embedprogress import SpaceProgress
 from ..store import DocumentRow, Hit
 from ..store.interface import Chunks, Documents, LexicalSearch, StoreCore, Vectors
 from ..store.spaces import Space
@@ -25,11 +27,15 @@ class SearchStore(StoreCore, Documents, Chunks, LexicalSearch, Vectors, Protocol
 
 
 class VectorAccess:
-    """What the pipeline needs from the Brain: a ready provider, or the reason there is none."""
+    """What the pipeline needs from the Brain: a ready provider, or the reason there is none;
+    and how far the embedding of each space is."""
 
     def provider(
         self, space: Space = "text"
     ) -> tuple[EmbeddingProvider | None, str]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def embedding_progress(self) -> dict[Space, SpaceProgress]:  # pragma: no cover - interface
         raise NotImplementedError
 
 
@@ -60,3 +66,7 @@ class PipelineBase:
         self._decay = config.decay
         self._history_weight = config.history.search_weight
         self._vectors = vectors
+        self._embedding_off = config.embedding.provider == "none"
+        # the partial note's per-space progress: (when read, what it was); see `coverage`
+        self._coverage_lock = threading.Lock()
+        self._coverage: tuple[float, dict[Space, SpaceProgress]] | None = None

@@ -13,9 +13,10 @@ from ..filters import Filters
 from ..models import SearchHit, SearchResponse, origin_of
 from ..querywords import coverage, idf_weights, judged_terms
 from ..store import BM25_WEIGHTS, Hit
-from ..store.spaces import Space
+from ..store.spaces import Space, spaces_for
 from ..timeutil import iso
 from .base import Legs, Scored, SpaceLeg
+from .coverage import Coverage
 from .lexical import LexicalLegs
 from .pool import legs_pool, settle
 from .request import SearchRequest
@@ -35,7 +36,7 @@ _VECTOR_POOL = 30
 _CODE_BM25_WEIGHTS = (2.0, 1.0)
 
 
-class SearchPipeline(LexicalLegs, VectorLegs, Scoring):
+class SearchPipeline(LexicalLegs, VectorLegs, Coverage, Scoring):
     """Runs a SearchRequest against a store with optional embedding providers.
 
     Shared by every thread of a front end: it keeps no per-request state, everything a
@@ -76,9 +77,11 @@ class SearchPipeline(LexicalLegs, VectorLegs, Scoring):
         ranked = {**{leg: found for leg, _, found in done if found is not None}, **ranked}
         legs.update({leg: status for leg, status, _ in after})
         ranked.update({leg: found for leg, _, found in after if found})
+        # while chunks wait for their vectors, the vector legs saw part of the workspace
+        partial = self._partial(spaces_for(filters.kinds), legs) if vector else ""
         if request.mode == "vector" and not ranked:
-            reasons = "; ".join(v for v in legs.values()) or "no embedding space"
-            raise NanoBrainError(f"vector search is unavailable: {reasons}")
+            reasons = "; ".join([*legs.values(), *([partial] if partial else [])])
+            raise NanoBrainError(f"vector search is unavailable: {reasons or 'no embedding space'}")
         ran = {leg for leg, status in legs.items() if status in ("ok", "empty")}
         scored = self._score(collect(ranked), request, filters, ran)
         scored, verdict = self._floor(scored, request, filters, spaces, ran)
@@ -90,6 +93,7 @@ class SearchPipeline(LexicalLegs, VectorLegs, Scoring):
             results=self._hits(scored[: request.limit], request),
             relevance=verdict.explain() if verdict and request.explain else None,
             note=verdict.summary() if verdict and not scored else "",
+            partial=partial,
         )
 
     def _start_others(
