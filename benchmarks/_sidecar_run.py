@@ -21,7 +21,7 @@ from typing import Any
 
 from nano_brain.testing import Session, start, stop
 
-_DEF = re.compile(r"^(?:    )?def ([A-Za-z_]\w{3,})\(", re.M)
+_DEF = re.compile(r"^(?:    )?def ([A-Za-z_]\w*)\(", re.M)
 POLL_S = 1.0
 
 
@@ -78,7 +78,7 @@ def _pending(store: Path) -> int | None:
         return None
 
 
-async def _run(repo: Path, timeout: float) -> dict[str, Any]:
+async def _run(repo: Path, timeout: float, embed: bool) -> dict[str, Any]:
     rel, name, line, column = _target(repo)
     started = time.perf_counter()
     session: Session = await start(repo)
@@ -114,9 +114,12 @@ async def _run(repo: Path, timeout: float) -> dict[str, Any]:
             poll_children()
             if "first_pass_s" not in out and session.passes():
                 out["first_pass_s"] = since()
+            if not embed and "first_pass_s" in out:
+                out["embedded_s"] = None  # embedding off: nothing is waited for
+                break
             if store is None:
-                folders = (await session.status())["folders"]
-                store = Path(folders[0]["store"]) if folders else None
+                folders = (await session.status()).folders  # pygls gives attribute objects
+                store = Path(folders[0].store) if folders else None
             pending = _pending(store) if store else None
             if "first_pass_s" in out and pending == 0:
                 out["embedded_s"] = since()
@@ -132,13 +135,15 @@ async def _run(repo: Path, timeout: float) -> dict[str, Any]:
     return out
 
 
-def measure_sidecar(repo: Path, env: dict[str, str], timeout: float) -> dict[str, Any]:
+def measure_sidecar(
+    repo: Path, env: dict[str, str], timeout: float, *, embed: bool = True
+) -> dict[str, Any]:
     """The sidecar's first index of ``repo`` with the environment ``env`` (see the module)."""
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)  # the LanguageClient spawns the server with this environment
     try:
-        return asyncio.run(_run(repo, timeout))
+        return asyncio.run(_run(repo, timeout, embed))
     finally:
         os.environ.clear()
         os.environ.update(saved)

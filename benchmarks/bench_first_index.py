@@ -222,12 +222,13 @@ def run_sidecar(repo: Path, home: Path, args: argparse.Namespace) -> dict[str, A
     env = _env(side, args.max_commits)
     if not args.embed:
         env["NANO_BRAIN_EMBEDDING__PROVIDER"] = "none"
-    return measure_sidecar(repo, env, args.sidecar_timeout)
+    return measure_sidecar(repo, env, args.sidecar_timeout, embed=args.embed)
 
 
 def print_sidecar(s: dict[str, Any]) -> None:
     embedded = s.get("embedded_s")
-    done = f"{embedded:.1f} s" if embedded is not None else (
+    off = embedded is None and "pending_at_timeout" not in s
+    done = f"{embedded:.1f} s" if embedded is not None else "embedding off" if off else (
         f"not within the timeout ({s.get('pending_at_timeout')} chunks left)")  # fmt: skip
     print(f"sidecar (nano-brain lsp, default config) on {s['target']}:")
     ready = max(s["symbol_found_s"], s["hover_s"])
