@@ -48,11 +48,13 @@ def _children(pid: int) -> list[int]:
 
 def _target(repo: Path) -> tuple[str, str, int, int]:
     """A function of the repository to look for and hover: (path, name, line, column), from
-    the first non-test Python file of `git ls-files` that defines one."""
+    the first Python file of `git ls-files` that defines one, library code before tests,
+    documentation and examples (which the code index may skip as vendored)."""
     files = subprocess.run(
         ["git", "-C", str(repo), "ls-files", "*.py"], capture_output=True, text=True, check=True
     ).stdout.splitlines()
-    files = sorted(files, key=lambda f: ("test" in f, f))
+    aside = ("doc/", "docs/", "examples/", "example/")
+    files = sorted(files, key=lambda f: ("test" in f or f.startswith(aside), f))
     for rel in files:
         try:
             text = (repo / rel).read_text()
