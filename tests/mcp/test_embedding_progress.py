@@ -15,17 +15,9 @@ from nano_brain.embedding import EmbeddingProvider
 from nano_brain.mcp import build_server
 from nano_brain.workspace import Workspace
 
+from .test_code_tools import PRICING  # the same small module the code tools index
+
 pytestmark = pytest.mark.anyio
-
-PRICING = '''\
-def apply_discount(total, rate):
-    """Reduce a cart total by a percentage rate."""
-    return total * (1 - rate)
-
-
-def checkout(cart):
-    return apply_discount(sum(cart), 0.1)
-'''
 
 
 async def test_status_and_searches_tell_how_far_embedding_is(
