@@ -9,14 +9,17 @@ from pathlib import Path
 import pytest
 
 from nano_brain.codeindex import CodeGraph, FileIndex, Symbol, build_graph, parse_file
-from nano_brain.codeindex.parse import parse_file_reference
+from nano_brain.codeindex.parse import parse_file_reference, parse_spans
 
 
 def parse(path: str, source: str) -> FileIndex:
-    """Parse a fixture; the query-driven extraction must equal the reference one on it."""
+    """Parse a fixture; the query-driven extraction must equal the reference one on it, and
+    the history's spans must be those of its symbols."""
     data = textwrap.dedent(source).encode()
     index = parse_file(path, data)
     assert index == parse_file_reference(path, data), path
+    spans = [(s.local_name, s.kind, s.start_line, s.end_line) for s in index.symbols]
+    assert parse_spans(path, data) == spans, path
     return index
 
 

@@ -11,15 +11,16 @@ import functools
 import hashlib
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node, Query, QueryCursor
 
 from ._langs import rules_for
 from ._langs.base import LanguageRules
 from ._routes import extract_routes
 from .errors import UnsupportedLanguageError
-from .languages import get_parser, language_for_path
+from .languages import get_language, get_parser, language_for_path
 from .model import Assignment, CallSite, FileIndex, RouteFact, Symbol
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,51 @@ def parse_symbols(rel_path: str, source: bytes) -> FileIndex:
     return _parse(rel_path, source, None, captures=True, symbols_only=True)
 
 
+def parse_spans(rel_path: str, source: bytes) -> list[tuple[str, str, int, int]]:
+    """(dotted name, kind, first line, last line) of each symbol :func:`parse_file` finds in
+    ``source``, in its order: the history's spans of a past version of a file.
+
+    Only the language's definition patterns run and no Symbol is built (no signature,
+    docstring, digest or search text): most of a tree's matches are calls, and the history
+    parses thousands of versions.
+    """
+    lang = _language(rel_path, None)
+    rules = rules_for(lang)
+    root = get_parser(lang).parse(source).root_node
+    found: list[_Def] = []
+    for _, caps in QueryCursor(_definition_query(lang)).matches(root):
+        _collect_definition(rules, caps, found, captures=False)
+    return [
+        (d.dotted, d.kind, *_lines(rules.range_node(d.node)))
+        for d, _ in _named(rules, found)
+        if d.kind != "impl"
+    ]
+
+
+#: Captures that make a match something other than a definition (see ``_parse``).
+_NOT_DEFINITION = frozenset({"route", "call", "callee", "assign.target", "import"})
+#: A query's strings and comments, which may hold ``@`` that captures nothing.
+_QUERY_NOISE = re.compile(r'"(?:[^"\\]|\\.)*"|;[^\n]*')
+_CAPTURE = re.compile(r"@([\w.-]+)")
+
+
+@functools.cache
+def _definition_query(language: str) -> Query:
+    """The language's query with only the patterns ``_parse`` reads definitions from left
+    enabled (a query of its own: the full one is shared by every parse)."""
+    source = rules_for(language).query_source
+    query = Query(get_language(language), source)
+    raw = source.encode()
+    for i in range(query.pattern_count):
+        # a pattern's bytes run to the next pattern, so they may end with comments
+        text = raw[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)].decode()
+        names = set(_CAPTURE.findall(_QUERY_NOISE.sub(" ", text)))
+        defines = any(n == "scope" or n.startswith("def.") for n in names)
+        if not defines or names & _NOT_DEFINITION:
+            query.disable_pattern(i)
+    return query
+
+
 def _parse(
     rel_path: str,
     source: bytes,
@@ -81,9 +127,7 @@ def _parse(
     captures: bool,
     symbols_only: bool = False,
 ) -> FileIndex:
-    lang = language or language_for_path(rel_path)
-    if lang is None:
-        raise UnsupportedLanguageError(f"{rel_path}: not a source file the code index parses")
+    lang = _language(rel_path, language)
     rules = rules_for(lang)
     root = get_parser(lang).parse(source).root_node
     index = FileIndex(path=rel_path, language=lang, has_errors=root.has_error)
@@ -121,6 +165,13 @@ def _parse(
     return index
 
 
+def _language(rel_path: str, language: str | None) -> str:
+    lang = language or language_for_path(rel_path)
+    if lang is None:
+        raise UnsupportedLanguageError(f"{rel_path}: not a source file the code index parses")
+    return lang
+
+
 def _collect_definition(
     rules: LanguageRules, caps: dict[str, list[Node]], out: list[_Def], captures: bool
 ) -> None:
@@ -150,6 +201,29 @@ def _definitions(
     rules: LanguageRules, found: list[_Def], path: str, src: bytes, index: FileIndex
 ) -> list[_Def]:
     """Every definition in source order, nested, named and (unless a scope) made a Symbol."""
+    out: list[_Def] = []
+    by_dotted: dict[str, Symbol] = {}
+    pending_parent: list[tuple[Symbol, str]] = []
+    for d, prefix in _named(rules, found):
+        out.append(d)
+        if d.kind == "impl":
+            continue
+        d.symbol = _symbol(rules, d, path, src)
+        by_dotted.setdefault(d.dotted, d.symbol)
+        if prefix:
+            pending_parent.append((d.symbol, prefix[:-1]))
+        index.symbols.append(d.symbol)
+    for symbol, owner in pending_parent:
+        parent_symbol = by_dotted.get(owner)
+        symbol.parent = parent_symbol.qualified_name if parent_symbol is not None else None
+    return out
+
+
+def _named(rules: LanguageRules, found: list[_Def]) -> Iterator[tuple[_Def, str]]:
+    """Each definition the rules keep, in source order, with its parent, final kind and
+    ``dotted`` name (a repeated name numbered ``#2``, ``#3``...), and the prefix of that name
+    (``Outer.`` or a qualifier; empty at the top). Both the symbols and the spans are named
+    here, so the two cannot disagree."""
     raw: list[_Def] = []
     seen: set[tuple[int, int, str]] = set()
     for d in found:
@@ -159,11 +233,8 @@ def _definitions(
             raw.append(d)
     raw.sort(key=lambda d: (d.start, -d.end))
 
-    out: list[_Def] = []
     stack: list[_Def] = []
     used: dict[str, int] = {}
-    by_dotted: dict[str, Symbol] = {}
-    pending_parent: list[tuple[Symbol, str]] = []
     for d in raw:
         while stack and not (
             stack[-1].start <= d.start
@@ -188,18 +259,12 @@ def _definitions(
                 dotted = f"{dotted}#{count}"
         d.dotted = dotted
         stack.append(d)
-        out.append(d)
-        if kind == "impl":
-            continue
-        d.symbol = _symbol(rules, d, path, src)
-        by_dotted.setdefault(dotted, d.symbol)
-        if prefix:
-            pending_parent.append((d.symbol, prefix[:-1]))
-        index.symbols.append(d.symbol)
-    for symbol, owner in pending_parent:
-        parent_symbol = by_dotted.get(owner)
-        symbol.parent = parent_symbol.qualified_name if parent_symbol is not None else None
-    return out
+        yield d, prefix
+
+
+def _lines(node: Node) -> tuple[int, int]:
+    """A node's first and last line, counted from 1."""
+    return node.start_point.row + 1, node.end_point.row + 1
 
 
 def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
@@ -215,6 +280,7 @@ def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
         bases = rules.bases(node)
     signature = rules.signature(node, body, src)
     whole = src[outer.start_byte : outer.end_byte]
+    start_line, end_line = _lines(outer)
     return Symbol(
         qualified_name=f"{path}::{d.dotted}",
         name=d.name,
@@ -223,8 +289,8 @@ def _symbol(rules: LanguageRules, d: _Def, path: str, src: bytes) -> Symbol:
         language=rules.language,
         signature=signature,
         docstring=doc,
-        start_line=outer.start_point.row + 1,
-        end_line=outer.end_point.row + 1,
+        start_line=start_line,
+        end_line=end_line,
         sha256=hashlib.sha256(whole).hexdigest(),
         bases=bases,
         # the source as written: the code model embeds real code better than a digest of it
