@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 
-from ..codeindex.parse import parse_symbols
+from ..codeindex.parse import parse_spans
 
 #: (local name, kind, first line, last line): ``Class.method``, not ``path::Class.method``.
 Span = tuple[str, str, int, int]
@@ -28,11 +28,7 @@ _MAX_FUZZY = 12
 
 def spans_of(path: str, data: bytes) -> list[Span]:
     """The symbols of one version of a file (the code index's parser; errors tolerated)."""
-    index = parse_symbols(path, data)
-    return [
-        (s.qualified_name.split("::", 1)[1], s.kind, s.start_line, s.end_line)
-        for s in index.symbols
-    ]
+    return parse_spans(path, data)
 
 
 def _touched(spans: Sequence[Span], ranges: Sequence[tuple[int, int]]) -> list[str]:
