@@ -69,11 +69,6 @@ def parse_file_reference(rel_path: str, source: bytes, language: str | None = No
     return _parse(rel_path, source, language, captures=False)
 
 
-def parse_symbols(rel_path: str, source: bytes) -> FileIndex:
-    """Only the symbols of ``source`` (no calls, imports or routes): the history's spans."""
-    return _parse(rel_path, source, None, captures=True, symbols_only=True)
-
-
 def parse_spans(rel_path: str, source: bytes) -> list[tuple[str, str, int, int]]:
     """(dotted name, kind, first line, last line) of each symbol :func:`parse_file` finds in
     ``source``, in its order: the history's spans of a past version of a file.
@@ -125,7 +120,6 @@ def _parse(
     language: str | None,
     *,
     captures: bool,
-    symbols_only: bool = False,
 ) -> FileIndex:
     lang = _language(rel_path, language)
     rules = rules_for(lang)
@@ -146,13 +140,10 @@ def _parse(
         elif "assign.target" in caps:  # an assignment starts with its target
             raw_assigns.append((caps["assign.target"][0], caps["assign.value"][0]))
         elif "import" in caps:
-            if not symbols_only:
-                index.imports.extend(rules.read_imports(caps["import"][0], rel_path))
+            index.imports.extend(rules.read_imports(caps["import"][0], rel_path))
         else:
             _collect_definition(rules, caps, raw_defs, captures)
     defs = _definitions(rules, raw_defs, rel_path, source, index)
-    if symbols_only:
-        return index
     index.calls = _calls(rules, raw_calls, rel_path, source, defs)
     receivers = {c.receiver for c in index.calls if c.receiver}
     if raw_assigns and receivers:
