@@ -373,7 +373,11 @@ def test_commits_have_a_full_text_index_of_their_own(repo: Repo, brain_of: Brain
             brain.store._exec(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
 
     def matches(table: str) -> int:
-        return brain.store._rows(f"SELECT count(*) FROM {table} WHERE {table} MATCH 'ledger'")[0][0]
+        """Documents with a chunk that matches (a commit's message and record are two)."""
+        return brain.store._rows(
+            f"SELECT count(DISTINCT c.doc_id) FROM {table} JOIN chunks c ON c.id = {table}.rowid "
+            f"WHERE {table} MATCH 'ledger'"
+        )[0][0]
 
     consistent()
     assert (matches("chunks_fts"), matches("commits_fts")) == (1, 2)
@@ -384,3 +388,38 @@ def test_commits_have_a_full_text_index_of_their_own(repo: Repo, brain_of: Brain
         CodeStore(brain.store).rebuild_fulltext()
     consistent()
     assert (matches("chunks_fts"), matches("commits_fts")) == (1, 2)
+
+
+def test_a_commits_message_gets_a_vector_and_its_record_is_found_by_words(
+    repo: Repo, brain_of: BrainOf
+) -> None:
+    """Only what a commit says is embedded; its hash, author, date and files are looked up
+    by word (store/priority.py)."""
+    from nano_brain import SearchRequest
+    from nano_brain.embedder import embed_text
+    from nano_brain.store import priority
+
+    repo.write("billing/ledger.py", MOD)
+    sha = repo.commit("Round invoices after tax\n\nPer-line rounding lost cents on big orders.")
+    brain = brain_of(repo.path)
+    History(brain).index()
+    rows = brain.store._rows(
+        "SELECT c.seq, c.body, c.embedded, c.start_line, d.content FROM chunks c "
+        "JOIN documents d ON d.id = c.doc_id WHERE d.kind = 'commit' ORDER BY c.seq"
+    )
+    assert [(seq, state) for seq, _, state, _, _ in rows] == [
+        (0, priority.PENDING),
+        (1, priority.LEXICAL_ONLY),
+    ]
+    content = rows[0][4]
+    said, record = rows[0][1], rows[1][1]
+    assert said == "Round invoices after tax\n\nPer-line rounding lost cents on big orders."
+    assert record.startswith(f"commit {sha}\nAuthor: Ada Lovelace <ada@example.com>")
+    assert "billing/ledger.py (added)" in record
+    assert content == f"{said}\n\n{record}"
+    assert content.splitlines()[rows[1][3] - 1] == f"commit {sha}"  # its lines in the content
+    (pending,) = brain.store.pending_chunks(10, "text")
+    assert "Author" not in embed_text(pending) and "ledger.py" not in embed_text(pending)
+    for words in ("Lovelace", "ledger"):
+        hits = brain.search(SearchRequest(query=words, kind=["commit"], mode="lexical"))
+        assert [h.title for h in hits.results] == ["Round invoices after tax"], words

@@ -91,8 +91,13 @@ def _commit_row(hash_: str, seq: int, files: list[str]) -> CommitRows:
     )  # fmt: skip
 
 
-def _brain(root: Path, provider: TinyEmbedder, db: Path | None = None) -> Brain:
-    config = load_config(root, overrides={"embedding": {"embed_on_write": False, "batch_size": 2}})
+def _brain(
+    root: Path, provider: TinyEmbedder, db: Path | None = None, *, test_code: bool = True
+) -> Brain:
+    """A Brain on `root`; test code embedded too unless `test_code` is off (the default
+    config's choice, see test_vector_choice.py), so that every tier is seen here."""
+    embedding = {"embed_on_write": False, "batch_size": 2, "test_code": test_code}
+    config = load_config(root, overrides={"embedding": embedding})
     return Brain(root, config=config, provider=provider, db_path=db)
 
 

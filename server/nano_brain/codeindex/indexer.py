@@ -190,6 +190,8 @@ class Indexer(Rebinding):
         self._unindexed: list[tuple[int, int]] = []
         self._fulltext: Fulltext | None = None
         finish_interrupted_load(self.brain.store)
+        # before any chunk is written: whether test code's chunks wait for a vector
+        store.set_test_vectors(self.brain.config.embedding.test_code)
         self._full = store.meta_get(_PENDING_KEY) == "1"
         known = self.code.files()
         self.code.tune_for_bulk()

@@ -380,12 +380,11 @@ def _commit_rows(
     ]
     if len(listed) > _FILES_IN_CONTENT:
         described.append(f"… and {len(listed) - _FILES_IN_CONTENT} more")
-    parts = [subject]
+    said = [subject]
     if body.strip():
-        parts += ["", body.strip()]
+        said += ["", body.strip()]
     author, email = clean(commit.author), clean(commit.email)
-    parts += [
-        "",
+    parts = [
         f"commit {commit.hash}",
         f"Author: {author} <{email}>",
         f"Date: {iso(commit.authored_at)}",
@@ -394,7 +393,8 @@ def _commit_rows(
         parts.append("Merge: " + " ".join(p[:10] for p in commit.parents))
     if described:
         parts.append("Files changed: " + ", ".join(described))
-    content = "\n".join(parts)
+    told, record = "\n".join(said), "\n".join(parts)
+    content = f"{told}\n\n{record}"
     metadata: dict[str, Any] = {
         "hash": commit.hash,
         "parents": commit.parents,
@@ -412,9 +412,16 @@ def _commit_rows(
         metadata["merge"] = True
     if boundary:
         metadata["shallow_boundary"] = True
+    # the message and the record are chunked apart: only the message's chunks get vectors
+    # (what a commit says means something; hashes, dates and file lists are looked up by word)
     chunks = [
         (c.seq, c.text, c.heading, c.start_line, c.end_line)
-        for c in chunk_text(content, max_chars=2000, overlap_chars=200)
+        for c in chunk_text(told, max_chars=2000, overlap_chars=200)
+    ]
+    said_chunks, above = len(chunks), told.count("\n") + 2  # the message and a blank line
+    chunks += [
+        (said_chunks + c.seq, c.text, c.heading, c.start_line + above, c.end_line + above)
+        for c in chunk_text(record, max_chars=2000, overlap_chars=200)
     ]
     return CommitRows(
         hash=commit.hash,
@@ -427,6 +434,7 @@ def _commit_rows(
         authored_at=commit.authored_at,
         committed_at=commit.committed_at,
         chunks=chunks,
+        vector_chunks=said_chunks,
         tags=tags,
         changes=changes,
         renames=renames,

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 from ..filters import Filters
 from .interface import MemoryStore, SqlStore
-from .priority import COMMIT
+from .priority import COMMIT, LEXICAL_ONLY, PENDING
 from .rows import DocumentRow
 
 COMMIT_COLLECTION = "commits"
@@ -47,6 +47,9 @@ class CommitRows:
     committed_at: float
     chunks: list[tuple[int, str, str, int, int]]
     """(seq, body, heading, start line, end line)"""
+    vector_chunks: int | None = None
+    """How many leading chunks get a vector (the message's); the rest, the commit's record
+    of hashes, author, date and files, are found by words only. None: every chunk."""
     tags: list[str] = field(default_factory=list)
     changes: list[tuple[str, str]] = field(default_factory=list)
     """(qualified name at this commit, added / modified / renamed / removed)"""
@@ -166,8 +169,12 @@ class CommitStore:
             docs.append((doc_id, self.ws, c.uid, c.title, c.content, c.content_hash,
                          COMMIT_SOURCE_PREFIX + c.hash, json.dumps(c.metadata, sort_keys=True),
                          c.authored_at, c.committed_at, now, c.authored_at))  # fmt: skip
+            embed = len(c.chunks) if c.vector_chunks is None else c.vector_chunks
             for seq, body, heading, start, end in c.chunks:
-                chunks.append((chunk_id, doc_id, self.ws, seq, c.title, body, heading, start, end))
+                state = PENDING if seq < embed else LEXICAL_ONLY
+                chunks.append(
+                    (chunk_id, doc_id, self.ws, seq, c.title, body, heading, start, end, state)
+                )
                 chunk_id += 1
             tags.extend((doc_id, self.ws, t) for t in dict.fromkeys(c.tags))
             rows.append((doc_id, self.ws, c.hash, c.seq, c.committed_at))
@@ -187,8 +194,8 @@ class CommitStore:
         first_chunk = chunks[0][0] if chunks else 0
         self._many(
             "INSERT INTO chunks (id, doc_id, workspace_id, seq, title, body, heading, "
-            "start_line, end_line, symbol, priority) "
-            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 2, {COMMIT})",
+            "start_line, end_line, symbol, priority, embedded) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 2, {COMMIT}, ?)",
             chunks,
         )
         if chunks:

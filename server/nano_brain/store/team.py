@@ -438,6 +438,9 @@ class TeamStore:
             return self.team.pending_count("text") + self.local.pending_count("code")
         return self._space(space)[0].pending_count(space)
 
+    def set_test_vectors(self, wanted: bool) -> int:
+        return self.local.set_test_vectors(wanted)
+
     def pending_of(self, doc_id: int) -> list[PendingChunk]:
         store, own = self._by_id(doc_id)
         return [_pending(p, -1 if doc_id < 0 else 1) for p in store.pending_of(own)]

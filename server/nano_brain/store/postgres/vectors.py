@@ -93,8 +93,9 @@ class PostgresVectors(VectorModels):
                 "DELETE FROM chunk_vectors WHERE workspace_id = ? AND space = ?", (ws, space)
             )
             self._exec(
-                "UPDATE chunks c SET embedded = 0 FROM documents d WHERE d.id = c.doc_id "
-                f"AND c.workspace_id = ? AND c.embedded != 0 AND {IN_SPACE[space]}",
+                f"UPDATE chunks c SET embedded = {priority.PENDING} FROM documents d "
+                f"WHERE d.id = c.doc_id AND c.workspace_id = ? "
+                f"AND c.embedded = {priority.EMBEDDED} AND {IN_SPACE[space]}",
                 (ws,),
             )
             self._record_model(space, model, dim)
@@ -122,6 +123,10 @@ class PostgresVectors(VectorModels):
 
     def prioritize_pending(self: PostgresStore, paths: Sequence[str], tier: int) -> int:
         """Nothing to move: a team store holds no code (it stays in each clone's store)."""
+        return 0
+
+    def set_test_vectors(self: PostgresStore, wanted: bool) -> int:
+        """Nothing to choose: a team store holds no code."""
         return 0
 
     def pending_count(self: PostgresStore, space: Space | None = None) -> int:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..code import CODE_COLLECTION, SYMBOL_SOURCE_PREFIX, BulkFile
-from ..priority import code_priority
+from ..priority import PENDING, TEST, code_priority
 from .code_tables import CodeTables, sql_literal
 from .migrations import ALIAS_INDEX, SESSION_FILES_BACKFILL, SESSION_FILES_TRIGGER
 
@@ -177,7 +177,7 @@ class CodeBulk(CodeTables):
         file_id = int(self._rows("SELECT coalesce(max(id), 0) + 1 FROM code_files")[0][0])
         doc_id, chunk_id = self._next_ids()
         edge_id = int(self._rows("SELECT coalesce(max(id), 0) + 1 FROM code_edges")[0][0])
-        rows = _BulkRows(file_id, doc_id, chunk_id, edge_id)
+        rows = _BulkRows(file_id, doc_id, chunk_id, edge_id, self._chunk_state(TEST))
         for f in files:
             rows.add(f, tombstoned)
         self._insert_bulk(rows, now)
@@ -203,7 +203,8 @@ class CodeBulk(CodeTables):
         )
         self._many(
             "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
-            f"end_line, seq, symbol, priority) VALUES (?1, ?2, {w}, ?3, ?4, ?5, ?6, ?7, 0, 1, ?8)",
+            "end_line, seq, symbol, priority, embedded) "
+            f"VALUES (?1, ?2, {w}, ?3, ?4, ?5, ?6, ?7, 0, 1, ?8, ?9)",
             rows.chunks,
         )
         # (file_id, doc_id, qualified_name, name, kind, parent, signature, docstring, start,
@@ -248,6 +249,8 @@ class _BulkRows:
     doc_id: int
     chunk_id: int
     edge_id: int
+    test_state: int
+    """``embedded`` of a test file's chunks (see CodeTables._chunk_state)."""
     files: list[tuple[Any, ...]] = field(default_factory=list)
     docs: list[tuple[Any, ...]] = field(default_factory=list)
     chunks: list[tuple[Any, ...]] = field(default_factory=list)
@@ -263,13 +266,15 @@ class _BulkRows:
         self.files.append((self.file_id, f.path, f.size, f.mtime_ns, f.sha256, f.language,
                            f.namespace, f.default_export, int(f.has_errors)))  # fmt: skip
         tier = code_priority(f.path)
+        state = self.test_state if tier == TEST else PENDING
         for s in f.symbols:
             own = None
             if s[10] and SYMBOL_SOURCE_PREFIX + s[0] not in tombstoned:
                 own = self.doc_id
                 self.doc_id += 1
                 self.docs.append((own, s[14], s[0], s[11], s[13]))
-                self.chunks.append((self.chunk_id, own, s[12], s[10], s[2], s[6], s[7], tier))
+                row = (self.chunk_id, own, s[12], s[10], s[2], s[6], s[7], tier, state)
+                self.chunks.append(row)
                 self.chunk_id += 1
             self.symbols.append((self.file_id, own) + s[:10])
         for imp in f.imports:

@@ -19,7 +19,7 @@ from ..code import (
     SymbolRow,
     TextChunkRow,
 )
-from ..priority import RECENT, code_priority
+from ..priority import RECENT, TEST, code_priority
 from .code_tables import CodeTables
 
 _INSERT_SYMBOL = (
@@ -113,10 +113,13 @@ class CodeFiles(CodeTables):
         """
         stat = (size, mtime_ns, sha256, language, namespace, default_export, int(has_errors), now)
         # a file indexed before and indexed again has changed lately: embedded before the rest
+        # (test code keeps its tier, which decides whether it is embedded at all)
         known = self._rows(
             "SELECT 1 FROM code_files WHERE workspace_id = ? AND path = ?", (self.ws, path)
         )
-        tier = RECENT if known else code_priority(path)
+        tier = code_priority(path)
+        if known and tier != TEST:
+            tier = RECENT
         file_id, reuse = self._file_row(path, stat, symbols)
         added = self._insert_symbols(file_id, symbols, reuse, tombstoned, now, tier)
         return added, self._insert_edges(file_id, imports, assignments, calls)
@@ -171,6 +174,7 @@ class CodeFiles(CodeTables):
         """The file's symbols, each with its search document (kept, new, or none: the user
         deleted it), new chunks in embedding tier `tier`; how many documents are new."""
         doc_id, chunk_id = self._next_ids()
+        state = self._chunk_state(tier)
         docs: list[tuple[Any, ...]] = []
         chunks: list[tuple[Any, ...]] = []
         moved: list[tuple[int, int, int]] = []
@@ -187,7 +191,7 @@ class CodeFiles(CodeTables):
                 # the text lives in the chunk only (see DOC_CONTENT)
                 docs.append((own, ws, s[14], CODE_COLLECTION, qname, "", s[11],
                              SYMBOL_SOURCE_PREFIX + qname, s[13], now, now, now, now))  # fmt: skip
-                chunks.append((chunk_id, own, ws, s[12], s[10], s[2], s[6], s[7], tier))
+                chunks.append((chunk_id, own, ws, s[12], s[10], s[2], s[6], s[7], tier, state))
                 chunk_id += 1
             sym_rows.append((file_id, ws, qname, s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8],
                              s[9], own))  # fmt: skip
@@ -257,15 +261,16 @@ class CodeFiles(CodeTables):
         docs = [(doc_id, self.ws, secrets.token_hex(6), DOCS_COLLECTION, title, content,
                  content_hash, path, meta, now, now, now, now)]  # fmt: skip
         tier = code_priority(path)
+        state = self._chunk_state(tier)
         rows = [
-            (chunk_id + i, doc_id, self.ws, title, body, heading, start, end, seq, tier)
+            (chunk_id + i, doc_id, self.ws, title, body, heading, start, end, seq, tier, state)
             for i, (seq, body, heading, start, end) in enumerate(chunks)
         ]
         self._insert_documents(docs, [])
         # the chunks' triggers write their full-text rows: many rows per statement
         self.store._insert_rows(
             "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
-            "end_line, seq, priority)",
+            "end_line, seq, priority, embedded)",
             rows,
         )
         self._exec("UPDATE code_files SET doc_id = ? WHERE id = ?", (doc_id, file_id))
@@ -289,7 +294,8 @@ class CodeFiles(CodeTables):
         if chunks:
             self._many(
                 "INSERT INTO chunks (id, doc_id, workspace_id, title, body, heading, start_line, "
-                "end_line, seq, symbol, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 1, ?)",
+                "end_line, seq, symbol, priority, embedded) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 1, ?, ?)",
                 chunks,
             )
             if fulltext:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from ..priority import LEXICAL_ONLY, PENDING, TEST, TEST_VECTORS_KEY
 from .migrations import SYMBOL_TRIGRAM_TITLE
 from .store import SqliteStore as Store
 
@@ -42,6 +43,13 @@ class CodeTables:
             part = wanted[start : start + 500]
             out.extend(self._rows(sql.format(marks=",".join("?" * len(part))), (*params, *part)))
         return out
+
+    def _chunk_state(self, tier: int) -> int:
+        """A new chunk's ``embedded`` in this tier: test code is lexical only once the store
+        was told so (Store.set_test_vectors); the rest waits for its vector."""
+        if tier == TEST and self.store.meta_get(TEST_VECTORS_KEY) == "0":
+            return LEXICAL_ONLY
+        return PENDING
 
     def _next_ids(self) -> tuple[int, int]:
         """Next free ids of documents and chunks (call inside a write transaction)."""

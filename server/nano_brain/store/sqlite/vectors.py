@@ -56,8 +56,10 @@ class VectorStore(VectorModels):
             self._exec(f"DROP TABLE IF EXISTS {table}")
             in_space = f"SELECT d.id FROM documents d WHERE {IN_SPACE[space]}"
             self._exec(f"DELETE FROM chunk_vectors WHERE doc_id IN ({in_space})")
+            # lexical-only chunks stay so: a new model changes no choice of what is embedded
             self._exec(
-                f"UPDATE chunks SET embedded = 0 WHERE embedded != 0 AND doc_id IN ({in_space})"
+                f"UPDATE chunks SET embedded = {priority.PENDING} "
+                f"WHERE embedded = {priority.EMBEDDED} AND doc_id IN ({in_space})"
             )
             self._create_vector_index(space, dim)
             self._record_model(space, model, dim)
@@ -182,6 +184,29 @@ class VectorStore(VectorModels):
                 )
                 moved += max(cursor.rowcount, 0)
         return moved
+
+    def set_test_vectors(self: Store, wanted: bool) -> int:
+        """Test code's chunks get vectors (``wanted``) or stay lexical only; returns how many
+        chunks changed. Cheap when nothing changed: the choice last made is kept in meta,
+        and test chunks written since, all pending, are found by the pending index."""
+        before = self.meta_get(priority.TEST_VECTORS_KEY)
+        with self.transaction():
+            if wanted:
+                if before in (None, "1"):
+                    return 0  # never set aside
+                cursor = self._exec(
+                    f"UPDATE chunks SET embedded = {priority.PENDING} "
+                    f"WHERE embedded = {priority.LEXICAL_ONLY} AND priority = {priority.TEST}"
+                )
+            else:
+                cursor = self._exec(
+                    f"UPDATE chunks SET embedded = {priority.LEXICAL_ONLY} "
+                    f"WHERE embedded = {priority.PENDING} AND priority = {priority.TEST}"
+                )
+            value = "1" if wanted else "0"
+            if before != value:
+                self.meta_set(priority.TEST_VECTORS_KEY, value)
+        return int(cursor.rowcount or 0)
 
     def pending_count(self: Store, space: Space | None = None) -> int:
         if space is None:
