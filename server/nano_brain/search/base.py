@@ -45,6 +45,8 @@ class Candidate:
     chunk_id: int
     ranks: dict[str, int] = field(default_factory=dict)
     raw: dict[str, float] = field(default_factory=dict)
+    vectorless: bool = False
+    """Its document is never embedded (store/priority.py): the vector legs cannot judge it."""
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from ..querywords import coverage, idf_weights, judged_terms
 from ..store import BM25_WEIGHTS, Hit
 from ..store.spaces import Space, spaces_for
 from ..timeutil import iso
-from .base import Legs, Scored, SpaceLeg
+from .base import Candidate, Legs, Scored, SpaceLeg
 from .coverage import Coverage
 from .lexical import LexicalLegs
 from .pool import legs_pool, settle
@@ -83,7 +83,10 @@ class SearchPipeline(LexicalLegs, VectorLegs, Coverage, Scoring):
             reasons = "; ".join([*legs.values(), *([partial] if partial else [])])
             raise NanoBrainError(f"vector search is unavailable: {reasons or 'no embedding space'}")
         ran = {leg for leg, status in legs.items() if status in ("ok", "empty")}
-        scored = self._score(collect(ranked), request, filters, ran)
+        candidates = collect(ranked)
+        if ran & {"vector", "code_vector"}:
+            self._mark_vectorless(candidates)
+        scored = self._score(candidates, request, filters, ran)
         scored, verdict = self._floor(scored, request, filters, spaces, ran)
         return SearchResponse(
             query=request.query,
@@ -95,6 +98,13 @@ class SearchPipeline(LexicalLegs, VectorLegs, Coverage, Scoring):
             note=verdict.summary() if verdict and not scored else "",
             partial=partial,
         )
+
+    def _mark_vectorless(self, candidates: list[Candidate]) -> None:
+        """Flag the candidates found by words whose documents no vector leg can find (test
+        code, by default): scoring and the relevance floor then judge them by words alone."""
+        by_words = {c.chunk_id: c for c in candidates if "lexical" in c.ranks and len(c.ranks) == 1}
+        for chunk_id in self._store.vectorless(by_words):
+            by_words[chunk_id].vectorless = True
 
     def _start_others(
         self,
@@ -207,7 +217,11 @@ class SearchPipeline(LexicalLegs, VectorLegs, Coverage, Scoring):
             # (its vector may have landed after that leg read the store, on another thread).
             leg = leg_of.get(space)
             if leg is not None and leg not in item.cand.raw:
-                if leg not in found_any or self._store.pending_of(item.cand.doc_id):
+                if (
+                    leg not in found_any
+                    or item.cand.vectorless
+                    or self._store.pending_of(item.cand.doc_id)
+                ):
                     unembedded[space] = max(unembedded.get(space, 0.0), held)
         meaning: dict[Space, float | None] = {}
         models: dict[Space, str | None] = {}

@@ -53,6 +53,11 @@ class Scoring(PipelineBase):
             parts = {
                 f"{leg}_rrf": weights[leg] / (rrf_k + rank) for leg, rank in cand.ranks.items()
             }
+            own = "code_vector" if doc.kind == "code" else "vector"
+            if cand.vectorless and own in ran:
+                # never embedded by choice, so no vector leg can rank it: it takes its words'
+                # rank there too rather than lose to anything the vector leg found
+                parts[f"{own}_rrf"] = weights[own] / (rrf_k + cand.ranks["lexical"])
             fused = sum(parts.values())
             recency = math.pow(0.5, max(0.0, now - doc.updated_at) / half_life)
             decay = decay_score(doc.last_accessed_at, doc.created_at, decay_days, now)

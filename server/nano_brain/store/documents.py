@@ -23,6 +23,7 @@ from .predicate import (
     document,
     predicate,
 )
+from .priority import LEXICAL_ONLY
 from .rows import AuditRow, ChunkRow, DocumentRow, PendingChunk, Tombstone
 
 if TYPE_CHECKING:
@@ -435,6 +436,21 @@ class DocumentQueries:
             f"SELECT id, body, start_line, end_line FROM chunks WHERE id IN ({marks})", ids
         )
         return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    def vectorless(self: SqlStore, chunk_ids: Iterable[int]) -> set[int]:
+        """Of these chunks, those whose document has no chunk to embed (all lexical only by
+        choice, store/priority.py): no vector leg can ever find them."""
+        ids = list(chunk_ids)
+        if not ids:
+            return set()
+        marks = ",".join("?" * len(ids))
+        rows = self._rows(
+            f"SELECT c.id FROM chunks c WHERE c.id IN ({marks}) "
+            f"AND c.embedded = {LEXICAL_ONLY} AND NOT EXISTS (SELECT 1 FROM chunks o "
+            f"WHERE o.doc_id = c.doc_id AND o.embedded <> {LEXICAL_ONLY})",
+            ids,
+        )
+        return {int(r[0]) for r in rows}
 
     def first_chunks(self: SqlStore, doc_ids: Sequence[int]) -> dict[int, int]:
         """The first chunk's id of each document."""

@@ -331,6 +331,9 @@ class TeamStore:
     def chunk_texts(self, chunk_ids: Iterable[int]) -> dict[int, tuple[str, int, int]]:
         return self._split(chunk_ids, lambda store, ids: store.chunk_texts(ids))
 
+    def vectorless(self, chunk_ids: Iterable[int]) -> set[int]:
+        return set(self._split(chunk_ids, lambda store, ids: dict.fromkeys(store.vectorless(ids))))
+
     def first_chunks(self, doc_ids: Sequence[int]) -> dict[int, int]:
         return self._split(
             doc_ids,
