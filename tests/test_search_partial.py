@@ -115,3 +115,26 @@ def test_the_per_space_progress_is_read_once_for_the_searches_of_two_seconds(
         brain.embed_pending()
         assert brain.search(SearchRequest(query="billing", floor="off")).partial == ""
         assert len(reads) == 1
+
+
+def test_commit_messages_waiting_make_only_commit_search_partial(deferred: Brain) -> None:
+    from nano_brain.store.commits import CommitRows, CommitStore
+
+    commit = CommitRows(
+        hash="c" * 40, seq=1, uid="c" * 12, title="Retry card charges on timeouts",
+        content="Retry card charges on timeouts", content_hash="c", metadata={"hash": "c" * 40},
+        authored_at=1.0, committed_at=1.0, chunks=[(0, "Retry card charges on timeouts", "", 1, 1)],
+    )  # fmt: skip
+    with deferred as brain:
+        brain.write(NOTES[0])
+        with brain.store.transaction():
+            CommitStore(brain.store).add_commits([commit], now=2.0)
+        brain.embed_pending(limit=1)  # the note (notes come first): the commit waits
+        assert brain.pending_embeddings("text") == 1
+        notes = brain.search(SearchRequest(query="card charges", kind=["note"], floor="off"))
+        assert notes.partial == ""  # every note has its vector
+        for kinds in ([], ["commit"]):
+            found = brain.search(SearchRequest(query="card charges", kind=kinds, floor="off"))
+            assert found.partial.startswith(
+                "commit search is partial: 1 commit message waits for vectors"
+            ), kinds

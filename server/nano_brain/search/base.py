@@ -71,4 +71,4 @@ class PipelineBase:
         self._embedding_off = config.embedding.provider == "none"
         # the partial note's per-space progress: (when read, what it was); see `coverage`
         self._coverage_lock = threading.Lock()
-        self._coverage: tuple[float, dict[Space, SpaceProgress]] | None = None
+        self._coverage: tuple[float, dict[Space, SpaceProgress], dict[int, int]] | None = None

@@ -13,7 +13,7 @@ from ..filters import Filters
 from ..models import SearchHit, SearchResponse, origin_of
 from ..querywords import coverage, idf_weights, judged_terms
 from ..store import BM25_WEIGHTS, Hit
-from ..store.spaces import Space, spaces_for
+from ..store.spaces import Space
 from ..timeutil import iso
 from .base import Candidate, Legs, Scored, SpaceLeg
 from .coverage import Coverage
@@ -78,7 +78,7 @@ class SearchPipeline(LexicalLegs, VectorLegs, Coverage, Scoring):
         legs.update({leg: status for leg, status, _ in after})
         ranked.update({leg: found for leg, _, found in after if found})
         # while chunks wait for their vectors, the vector legs saw part of the workspace
-        partial = self._partial(spaces_for(filters.kinds), legs) if vector else ""
+        partial = self._partial(filters.kinds, legs) if vector else ""
         if request.mode == "vector" and not ranked:
             reasons = "; ".join([*legs.values(), *([partial] if partial else [])])
             raise NanoBrainError(f"vector search is unavailable: {reasons or 'no embedding space'}")

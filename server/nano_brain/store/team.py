@@ -441,6 +441,12 @@ class TeamStore:
             return self.team.pending_count("text") + self.local.pending_count("code")
         return self._space(space)[0].pending_count(space)
 
+    def pending_tiers(self) -> dict[int, int]:
+        tiers = self.local.pending_tiers()
+        for tier, waiting in self.team.pending_tiers().items():
+            tiers[tier] = tiers.get(tier, 0) + waiting
+        return tiers
+
     def set_test_vectors(self, wanted: bool) -> int:
         return self.local.set_test_vectors(wanted)
 

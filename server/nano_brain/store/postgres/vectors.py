@@ -125,6 +125,17 @@ class PostgresVectors(VectorModels):
         """Nothing to move: a team store holds no code (it stays in each clone's store)."""
         return 0
 
+    def pending_tiers(self: PostgresStore) -> dict[int, int]:
+        """Chunks waiting for a vector, per tier: a team store's are notes and sessions."""
+        waiting = int(
+            self._rows(
+                f"SELECT count(*) FROM chunks WHERE workspace_id = ? "
+                f"AND embedded = {priority.PENDING}",
+                (self.workspace_id,),
+            )[0][0]
+        )
+        return {priority.NOTE: waiting} if waiting else {}
+
     def set_test_vectors(self: PostgresStore, wanted: bool) -> int:
         """Nothing to choose: a team store holds no code."""
         return 0

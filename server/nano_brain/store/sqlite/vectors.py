@@ -185,6 +185,14 @@ class VectorStore(VectorModels):
                 moved += max(cursor.rowcount, 0)
         return moved
 
+    def pending_tiers(self: Store) -> dict[int, int]:
+        """Chunks waiting for a vector, per tier (read off the pending chunks' index)."""
+        rows = self._rows(
+            f"SELECT priority, count(*) FROM chunks WHERE embedded = {priority.PENDING} "
+            "GROUP BY priority"
+        )
+        return {int(tier): int(n) for tier, n in rows}
+
     def set_test_vectors(self: Store, wanted: bool) -> int:
         """Test code's chunks get vectors (``wanted``) or stay lexical only; returns how many
         chunks changed. Cheap when nothing changed: the choice last made is kept in meta,
