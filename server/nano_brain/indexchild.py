@@ -84,7 +84,7 @@ class IndexChild:
                 raise NanoBrainError("index pass stopped before it started")
             process = ctx.Process(
                 target=_child_main,
-                args=(send, self.spec),
+                args=(send, self.spec, os.getpid()),
                 name=f"nano-brain-index:{self.spec.root.name}",
             )
             process.start()
@@ -181,9 +181,9 @@ def _signal_group(pid: int | None, sig: int) -> None:
 # -- in the child -------------------------------------------------------------------------
 
 
-def _child_main(send: Connection, spec: ChildSpec) -> None:
+def _child_main(send: Connection, spec: ChildSpec, parent: int) -> None:
     """The child's body: open the workspace, index it, send the report or the error."""
-    _detach()
+    _detach(parent)
     try:
         report = _index(spec, _Progress(send))
     except Exception as exc:
@@ -195,7 +195,7 @@ def _child_main(send: Connection, spec: ChildSpec) -> None:
         send.close()
 
 
-def _detach() -> None:
+def _detach(parent: int) -> None:
     """Lead a process group of our own, so the parent's `stop` reaches the parsers this
     process starts too; keep stdout clean (an editor's sidecar speaks LSP on it)."""
     if hasattr(os, "setpgid"):
@@ -203,6 +203,30 @@ def _detach() -> None:
     # SIGTERM as an exception: the store's transaction rolls back and the pool shuts down
     signal.signal(signal.SIGTERM, _terminated)
     os.dup2(2, 1)
+    threading.Thread(target=_orphan_watch, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _orphan_watch(parent: int) -> None:
+    """End this process group once the parent is gone (an editor killed its sidecar): the
+    pass was for it, and the next sidecar indexes what is left. The parent's pid comes from
+    the parent: it may be gone before this process gets here."""
+    if hasattr(signal, "pthread_sigmask"):
+        # a SIGTERM for the process then goes to the main thread, whose blocking call (the
+        # store's index lock, say) it interrupts; taken by this thread, it would wait for it
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    while os.getppid() == parent:
+        time.sleep(_POLL_S)
+    log.warning("index pass in process %d: its parent %d is gone, stopping", os.getpid(), parent)
+    _signal_own_group(signal.SIGTERM)
+    time.sleep(_EXIT_WAIT_S)
+    _signal_own_group(signal.SIGKILL)
+
+
+def _signal_own_group(sig: int) -> None:
+    if hasattr(os, "killpg") and os.getpgid(0) == os.getpid():
+        os.killpg(0, sig)
+    else:
+        os.kill(os.getpid(), sig)
 
 
 def _terminated(signum: int, frame: object) -> None:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import os
 import re
 import shutil
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from nano_brain import Brain
+from nano_brain import Brain, paths
 from nano_brain.codeindex import CodeIndex
 
 from ._history import REFUND_COMMIT, make_history
@@ -81,66 +84,86 @@ def test_first_index_runs_in_a_child_and_a_save_in_the_sidecar(
     asyncio.run(body())
 
 
-def test_a_killed_child_is_reported_and_the_next_pass_indexes(tmp_path: Path) -> None:
-    root = tmp_path / "big"
-    root.mkdir()
-    for i in range(120):  # a bulk load with parse workers: the child lives a while
-        (root / f"mod{i}.py").write_text(
-            "".join(f"def f{i}_{j}(x):\n    return x + {j}\n\n" for j in range(40)), "utf-8"
-        )
-
-    async def body() -> None:
-        session = await start(root, options=OPTIONS)
+@contextlib.contextmanager
+def _index_lock_held(root: Path) -> Iterator[None]:
+    """Hold the store's index lock (as a CLI run would), so that the sidecar's first pass,
+    once started in its child, waits there (sending nothing) until this returns."""
+    lock = Path(f"{paths.default_db_path(root)}.index-lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+b") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
         try:
-            await session.wait_for(lambda: bool(_children(session)), 30)
-            [(_, pid)] = _children(session)
-            os.kill(pid, signal.SIGKILL)
-            await session.indexed(60)
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def test_a_killed_child_is_reported_and_the_next_pass_indexes(project: Path) -> None:
+    async def body() -> None:
+        with _index_lock_held(project):
+            session = await start(project, options=OPTIONS)
+            try:
+                await session.wait_for(lambda: bool(_children(session)), 30)
+                [(_, pid)] = _children(session)
+                os.kill(pid, signal.SIGKILL)
+                await session.indexed(30)
+            except BaseException:
+                await stop(session)
+                raise
+        try:
             end = session.progress[-1][1]["message"]
             assert end.startswith("failed: ") and f"index process {pid}" in end, end
             errors = [m.message for m in session.logs if m.type == lsp.MessageType.Error]
-            assert any(f"indexing {root} failed" in m for m in errors), errors
-            # nothing of the child's process group is left (its parse workers)
-            await session.wait_for(lambda: not _group_alive(pid), 10)
-            # the next pass (any change) indexes the whole folder again
-            (root / "extra.py").write_text(
-                "def compute_shipping_cost(w):\n    return w\n", encoding="utf-8"
-            )
+            assert any(f"indexing {project} failed" in m for m in errors), errors
+            # the next pass (any change) indexes the whole folder, in a child again
+            (project / "extra.py").write_text(SHIPPING, encoding="utf-8")
             ends = session.passes()
             session.client.text_document_did_save(
                 lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(session.uri("extra.py")))
             )
-            await session.wait_for(lambda: session.passes() > ends, 60)
+            await session.wait_for(lambda: session.passes() > ends, 30)
             assert not session.progress[-1][1]["message"].startswith("failed")
-            assert "f119_39" in await session.symbols("f119_39")
+            assert len(_children(session)) == 2
             assert "compute_shipping_cost" in await session.symbols("compute_shipping_cost")
-            assert (await session.status()).folders[0].counts.source_files == 121
+            assert (await session.status()).folders[0].counts.source_files == 3
         finally:
             await stop(session)
 
     asyncio.run(body())
 
 
-def test_shutdown_stops_a_first_index_in_its_child(tmp_path: Path) -> None:
-    root = tmp_path / "big"
-    root.mkdir()
-    for i in range(120):
-        (root / f"mod{i}.py").write_text(
-            "".join(f"def f{i}_{j}(x):\n    return x + {j}\n\n" for j in range(40)), "utf-8"
-        )
-
+def test_shutdown_stops_a_first_index_in_its_child(project: Path) -> None:
     async def body() -> None:
-        session = await start(root, options=OPTIONS)
-        stopped = False
-        try:
-            await session.wait_for(lambda: bool(_children(session)), 30)
-            [(_, pid)] = _children(session)
-            await stop(session)  # the sidecar ends by itself (stop checks), with its child
-            stopped = True
-            assert not _group_alive(pid) and not _alive(pid)
-        finally:
-            if not stopped:
-                await stop(session)
+        with _index_lock_held(project):
+            session = await start(project, options=OPTIONS)
+            try:
+                await session.wait_for(lambda: bool(_children(session)), 30)
+                [(_, pid)] = _children(session)
+            finally:
+                await stop(session)  # the sidecar must end by itself: its child stopped
+            assert not _group_alive(pid)
+
+    asyncio.run(body())
+
+
+def test_a_child_whose_sidecar_was_killed_ends(project: Path) -> None:
+    async def body() -> None:
+        with _index_lock_held(project):
+            session = await start(project, options=OPTIONS)
+            server = session.client._server
+            assert server is not None
+            try:
+                await session.wait_for(lambda: bool(_children(session)), 30)
+                [(_, pid)] = _children(session)
+                server.kill()  # an editor ending its sidecar the hard way
+                await asyncio.wait_for(server.wait(), 15)
+                # the child waits for the lock, silent: it sees its parent gone by itself
+                await session.wait_for(lambda: not _group_alive(pid), 15)
+            finally:
+                if server.returncode is None:
+                    server.kill()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(session.client.stop(), 15)  # type: ignore[no-untyped-call]
 
     asyncio.run(body())
 
