@@ -5,7 +5,9 @@ kept until its calls are resolved, SQLite's bulk page cache) and the heap stays 
 The editor sidecar runs that pass here instead: the child opens the same workspace (root,
 store, config, exclude patterns), runs :func:`nano_brain.indexing.index_workspace` without
 embedding, and exits, handing all of it back. Its progress comes back over a pipe as
-``(phase, done, total)``, then its report, or its error raised again in the parent.
+``(phase, done, total)``, then its report, or its error raised again in the parent. The child
+leads a process group of its own (its parse workers in it), which `IndexChild.stop` ends, and
+which ends itself when the parent is gone.
 
 The child is started with "spawn": the parent runs threads, and a forked copy of a process
 with threads can deadlock on a lock one of them held.
@@ -36,6 +38,8 @@ log = logging.getLogger(__name__)
 
 #: Progress of one phase is sent at most this often (the last count of a phase always is).
 _PROGRESS_EVERY_S = 0.1
+#: The signal that cannot be caught (Windows has none: there terminate is the end).
+_KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 #: How often a waiting parent looks whether the child still runs.
 _POLL_S = 0.5
 #: How long a child that sent its result may take to exit, and a stopped one to end.
@@ -127,7 +131,7 @@ class IndexChild:
             if process.is_alive():  # sent its result but hangs on exit: not ours to wait for
                 self.stop()
         if outcome is None:
-            _signal_group(process.pid, signal.SIGKILL)  # the parsers of a killed child
+            _signal_group(process.pid, _KILL)  # the parsers of a killed child
             why = "stopped" if self._stopped else f"ended with exit code {process.exitcode}"
             raise NanoBrainError(f"the index process {process.pid} {why} before it finished")
         kind, value = outcome
@@ -152,7 +156,7 @@ class IndexChild:
         _signal_tree(process.pid, signal.SIGTERM)
         process.join(_EXIT_WAIT_S)
         if process.is_alive():
-            _signal_tree(process.pid, signal.SIGKILL)
+            _signal_tree(process.pid, _KILL)
             process.join(_EXIT_WAIT_S)
 
 
@@ -219,7 +223,7 @@ def _orphan_watch(parent: int) -> None:
     log.warning("index pass in process %d: its parent %d is gone, stopping", os.getpid(), parent)
     _signal_own_group(signal.SIGTERM)
     time.sleep(_EXIT_WAIT_S)
-    _signal_own_group(signal.SIGKILL)
+    _signal_own_group(_KILL)
 
 
 def _signal_own_group(sig: int) -> None:
