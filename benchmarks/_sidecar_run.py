@@ -4,8 +4,9 @@ The real ``nano-brain lsp`` is started by pygls's LanguageClient on the reposito
 opening the folder), with the environment given (fresh XDG folders: a first index). Measured
 from the spawn: a symbol found by workspace-symbol search and hovered, the first index pass's
 end (code and history), no chunk left without a vector (the store read read-only), and the
-memory: the sidecar's VmHWM (its peak RSS, kept by the kernel) and the largest RSS of its
-child processes (parse workers) as polled.
+memory: the sidecar's VmHWM (its peak RSS, kept by the kernel) and the largest VmHWM of the
+processes it started, and theirs (the first index's child process, parse workers), as last
+polled.
 """
 
 from __future__ import annotations
@@ -44,6 +45,17 @@ def _children(pid: int) -> list[int]:
     except OSError:
         pass
     return out
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and the ones they started, ..."""
+    found: list[int] = []
+    todo = _children(pid)
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo += _children(child)
+    return found
 
 
 def _target(repo: Path) -> tuple[str, str, int, int]:
@@ -92,9 +104,11 @@ async def _run(repo: Path, timeout: float, embed: bool) -> dict[str, Any]:
         return round(time.perf_counter() - started, 2)
 
     def poll_children() -> None:
+        # VmHWM: a child's peak between two polls counts (the first index's child process
+        # peaks within its code pass, a few seconds)
         nonlocal child_peak
-        for child in _children(pid):
-            rss = _status_kb(child, "VmRSS")
+        for child in _descendants(pid):
+            rss = _status_kb(child, "VmHWM")
             if rss:
                 child_peak = max(child_peak, rss)
 

@@ -23,7 +23,8 @@ the default config, as an editor opening the folder does. It prints when a symbo
 repository is found by workspace-symbol search and first hovered (symbol index and hovers
 ready), when the first index pass (code and history) reports its end, when no chunk waits
 for a vector any more (read from the store, read-only, every second), and the sidecar's
-VmHWM (its peak RSS, kernel-kept) and the largest RSS its child processes were seen at.
+VmHWM (its peak RSS, kernel-kept) and the largest VmHWM of the processes it started and
+theirs (its first index runs in a child process), as last polled.
 
     python benchmarks/bench_first_index.py (--repo PATH | --clone SRC) [--no-embed]
         [--max-commits N] [--sidecar [--sidecar-only]] [--keep DIR] [--json PATH]
@@ -245,7 +246,7 @@ def print_sidecar(s: dict[str, Any]) -> None:
     )
     print(f"  sidecar VmHWM {s['sidecar_vmhwm_mb']:.1f} MB "
           f"({_verdict(s['sidecar_vmhwm_mb'], SIDECAR_RSS_TARGET_MB, 'MB')}); its child "
-          f"processes peaked at {s['children_peak_rss_mb']:.1f} MB RSS (polled)")  # fmt: skip
+          f"processes peaked at {s['children_peak_rss_mb']:.1f} MB (VmHWM, polled)")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

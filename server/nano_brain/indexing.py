@@ -4,15 +4,27 @@ then (when asked) the embeddings of what is new.
 The code index (:mod:`nano_brain.codeindex`) and the git history (:mod:`nano_brain.history`)
 know nothing of each other; this service runs them in order, so that the history pass maps
 commits onto the symbols the code pass has just indexed.
+
+Between the phases of a full pass, :func:`release_memory` hands back what the phase before
+grew and no longer holds: a first index of a large repository keeps every parsed file until
+its calls are resolved, and glibc keeps the freed heap mapped unless asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import ctypes
+import functools
+import gc
+import logging
+import sys
+from collections.abc import Callable, Collection
 
 from .codeindex import CodeIndex, IndexReport
 from .codeindex.indexer import IndexProgress
 from .errors import EmbeddingError
+from .store.interface import MemoryStore
+
+log = logging.getLogger(__name__)
 
 
 def index_workspace(
@@ -36,11 +48,17 @@ def index_workspace(
     """
     brain = code.brain
     report = code.index(progress, paths=paths)
+    # an editor's saves name their files and grow nothing worth a collection of its heap
+    full = paths is None
+    if full:
+        release_memory(brain.store)
     if history and brain.config.history.enabled:
         # loaded only for a pass that runs it: the CLI's other code commands start faster
         from .history import History
 
         report.history = History(brain).index(progress, workers=code.workers).to_dict()
+        if full:
+            release_memory(brain.store)
     if embed and report.pending_embeddings:
         notify = progress or (lambda phase, done, total: None)
         notify("embed", 0, report.pending_embeddings)
@@ -52,3 +70,36 @@ def index_workspace(
             report.errors.append(f"embeddings not computed: {exc}")
         report.pending_embeddings = brain.pending_embeddings()
     return report
+
+
+def release_memory(store: MemoryStore) -> None:
+    """Give back the memory an index phase grew and no longer holds, before the next one
+    (the history's parsers, the embedding models) grows the process again.
+
+    Collects the cycles the indexer's parse records left (its collector was off while it
+    ran), then asks glibc to return free heap pages to the system: without that the process
+    keeps its peak however little is live. A no-op where there is no glibc.
+    """
+    # TODO(issue 35): the store's connection back to the default page cache and
+    # `PRAGMA shrink_memory` (the bulk load's 64 MB cache stays filled otherwise); that needs
+    # a store method (e.g. ``store.local`` CodeStore's counterpart of ``tune_for_bulk``).
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None (another C library, another system)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim  # musl has none: AttributeError
+    except (OSError, AttributeError):
+        log.debug("no malloc_trim: freed heap stays mapped until reused")
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim

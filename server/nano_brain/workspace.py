@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .embedding import EmbeddingProvider
     from .harvest import Harvester
     from .history import History
+    from .indexchild import IndexChild
     from .why import WhyLimits, WhyView
 
 
@@ -42,10 +43,12 @@ class Workspace:
         loaded: Config | LoadedConfig | None = None,
         exclude: Sequence[str] = (),
         workers: int | None = None,
+        db: str | Path | None = None,
     ) -> None:
         self.brain = brain
         """Notes, search, views, the audit log: every memory call."""
         self._loaded = loaded if loaded is not None else brain.config
+        self._db = db
         self._exclude = tuple(exclude)
         self._workers = workers
         self._code: CodeIndex | None = None
@@ -86,7 +89,7 @@ class Workspace:
             text, code = providers
             brain = Brain(where, config=config, db_path=db, provider=text, code_provider=code,
                           actor=actor)  # fmt: skip
-        return cls(brain, loaded=config, exclude=exclude, workers=workers)
+        return cls(brain, loaded=config, exclude=exclude, workers=workers, db=db)
 
     def open_reader(self, *, workers: int | None = None) -> Workspace:
         """Another connection to this workspace's store, sharing the loaded embedding models,
@@ -163,6 +166,23 @@ class Workspace:
         from .indexing import index_workspace
 
         return index_workspace(self.code, progress, embed=embed, history=history, paths=paths)
+
+    def index_in_child(self, *, history: bool = True) -> IndexChild:
+        """The same pass (code, then git history; no embedding) in a child process, which
+        opens this workspace as this one was opened (:mod:`nano_brain.indexchild`): for a
+        long-lived process, whose own memory then stays out of a first index's peak."""
+        from .indexchild import ChildSpec, IndexChild
+
+        spec = ChildSpec(
+            root=self.brain.root, config=self._loaded, db=self._db, actor=self.brain.actor,
+            exclude=self._exclude, workers=self._workers, history=history,
+        )  # fmt: skip
+        return IndexChild(spec)
+
+    def code_indexed(self) -> bool:
+        """Whether the store holds any source file of this workspace (False: the next pass
+        is a first index, loaded in bulk)."""
+        return self.code.counts()["source_files"] > 0
 
     def why(self, symbol: str, **limits: Unpack[WhyLimits]) -> WhyView:
         """Why ``symbol`` is like this: its anchored notes, commits, sessions and related

@@ -5,6 +5,11 @@ stream of them delays a pass at most `MAX_INDEX_DELAY_S`. Each pass reports work
 progress, then `after_pass` refreshes the folder's open documents and, with ``index.embed``,
 `after_pass_embed` hands the chunks it left without a vector to the brain's background
 embedder (`embedwatch`): the next pass never waits for them.
+
+A folder's first index (its store holds no source file yet) runs in a child process
+(:mod:`nano_brain.indexchild`): a bulk load of a large repository would otherwise leave the
+sidecar a few hundred MB bigger for the rest of the session. Later passes, a save's few
+files, stay on the index thread.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ from typing import Any, NamedTuple
 
 from lsprotocol import types as lsp
 
+from ..codeindex import IndexReport
+from ..errors import NanoBrainError
+from ..indexchild import IndexChild
 from .base import ServerBase
 from .progress import Progress
 from .workspaces import Folder
@@ -51,6 +59,10 @@ class IndexScheduler:
         self._after_pass_embed = after_pass_embed
         self._indexer = ThreadPoolExecutor(1, thread_name_prefix="nano-brain-index")
         self._timers: dict[Path, _Pending] = {}
+        self._child: IndexChild | None = None
+        """The first index running in a child process, for `shutdown` to stop."""
+        self._child_lock = threading.Lock()
+        self._stopping = False
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn`` on the index thread, after the passes queued before it."""
@@ -111,7 +123,7 @@ class IndexScheduler:
         paths = folder.take_changes()
         try:
             progress.begin()
-            report = folder.workspace.index(progress.phase, paths=paths)
+            report = self._run_pass(folder, progress, paths)
             folder.last_report = report
             message = (
                 f"{report.files} files, {report.symbols} symbols "
@@ -137,14 +149,40 @@ class IndexScheduler:
         if again:
             self.schedule(folder)
 
+    def _run_pass(self, folder: Folder, progress: Progress, paths: set[str] | None) -> IndexReport:
+        """The pass itself: a first index in a child process, any other one here."""
+        workspace = folder.workspace
+        if paths is not None or folder.last_report is not None or workspace.code_indexed():
+            return workspace.index(progress.phase, paths=paths)
+        child = workspace.index_in_child()
+        with self._child_lock:
+            if self._stopping:
+                raise NanoBrainError("the sidecar is shutting down")
+            self._child = child
+        try:
+            pid = child.start()
+            self._server.log_to_client(
+                lsp.MessageType.Info, f"first index of {folder.root} runs in process {pid}"
+            )
+            return child.wait(progress.phase)
+        finally:
+            with self._child_lock:
+                self._child = None
+
     def cancel_timers(self) -> None:
         """Drop the passes still waiting for their debounce (on shutdown)."""
         for pending in list(self._timers.values()):
             pending.timer.cancel()
 
     def shutdown(self) -> None:
-        """Stop the index thread; queued work is dropped, a running pass finishes alone."""
+        """Stop the index thread; queued work is dropped, a running pass finishes alone,
+        a first index running in a child process is stopped."""
         self._indexer.shutdown(wait=False, cancel_futures=True)
+        with self._child_lock:
+            self._stopping = True
+            child = self._child
+        if child is not None:
+            child.stop()
 
 
 class _Pending(NamedTuple):

@@ -1,0 +1,74 @@
+"""An index pass in a child process (nano_brain.indexchild), and the memory a pass releases."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nano_brain.errors import InvalidInputError, NanoBrainError
+from nano_brain.indexing import release_memory
+from nano_brain.workspace import Workspace
+
+BILLING = "def compute_invoice_total(items):\n    return sum(items)\n"
+UTIL = (
+    "from billing import compute_invoice_total\n\n\n"
+    "def checkout(cart):\n    return compute_invoice_total(cart)\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "billing.py").write_text(BILLING, encoding="utf-8")
+    (root / "util.py").write_text(UTIL, encoding="utf-8")
+    return root
+
+
+def test_a_child_pass_writes_what_an_in_process_pass_writes(project: Path, tmp_path: Path) -> None:
+    twin = tmp_path / "twin"
+    shutil.copytree(project, twin)
+    with Workspace.open(twin) as here:
+        expected = here.index()
+        counts = here.code.counts()
+    seen: list[tuple[str, int, int]] = []
+    with Workspace.open(project, exclude=["vendor/"]) as workspace:
+        assert not workspace.code_indexed()
+        child = workspace.index_in_child()
+        report = child.run(lambda phase, done, total: seen.append((phase, done, total)))
+        assert child.pid is not None and child.pid != os.getpid()
+        assert workspace.code_indexed()
+        assert workspace.code.counts() == counts
+        assert [s.qualified_name for s in workspace.code.symbols("checkout")] == [
+            "util.py::checkout"
+        ]
+    for key in ("files", "new", "symbols", "calls", "resolved_calls"):
+        assert getattr(report, key) == getattr(expected, key), key
+    assert ("parse", 2, 2) in seen and seen[0][0] == "scan"
+
+
+def test_an_error_in_the_child_is_raised_in_the_parent(project: Path) -> None:
+    with Workspace.open(project) as workspace:
+        child = workspace.index_in_child()
+        shutil.rmtree(project)  # the child's Brain refuses a workspace that is gone
+        with pytest.raises(InvalidInputError, match="is not a directory"):
+            child.run()
+
+
+def test_a_stopped_child_never_starts(project: Path) -> None:
+    with Workspace.open(project) as workspace:
+        child = workspace.index_in_child()
+        child.stop()
+        with pytest.raises(NanoBrainError, match="stopped"):
+            child.run()
+        assert not workspace.code_indexed()
+
+
+def test_release_memory_after_a_pass(project: Path) -> None:
+    with Workspace.open(project) as workspace:
+        workspace.index()
+        release_memory(workspace.brain.store)  # no-op where there is no glibc
+        assert workspace.code.counts()["symbols"] > 0
