@@ -13,6 +13,9 @@ process (the CLI) embeds its own write before it exits.
 Pending chunks are embedded in the order of their tiers (store/priority.py): notes and
 sessions, then code (open files, files changed lately, the rest, tests), then commit
 messages. The queue lives in the store, so a process that stops leaves the rest to the next.
+
+In team mode a batch of the clone's code first takes the vectors other clones published for
+the same texts and model from the team's store (`_Shared`), and embeds only the rest.
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ both, over cosine distance:
 With an index, pgvector's iterative scans keep reading the index until enough rows pass the
 filters. Distances are exact (full-precision vectors), and the search pipeline rescores the
 candidates with the same full vectors.
+
+`shared_vectors` (schema 7) holds vectors by model and text for every clone of every
+workspace, so a clone reuses what a teammate's embedded (README "Team memory").
 """
 
 from __future__ import annotations
