@@ -13,15 +13,19 @@ process (the CLI) embeds its own write before it exits.
 Pending chunks are embedded in the order of their tiers (store/priority.py): notes and
 sessions, then code (open files, files changed lately, the rest, tests), then commit
 messages. The queue lives in the store, so a process that stops leaves the rest to the next.
+
+In team mode a batch of the clone's code first takes the vectors other clones published for
+the same texts and model from the team's store (`_Shared`), and embeds only the rest.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .config import EmbeddingConfig
 from .embedding import EmbeddingProvider, configured_name, create_provider
@@ -30,9 +34,12 @@ from .embedprogress import RateMeter, SpaceProgress
 from .errors import EmbeddingError, ModelMismatchError
 from .store import priority
 from .store.commits import CommitStore
-from .store.interface import MemoryStore
+from .store.interface import MemoryStore, SharedVectors
 from .store.rows import PendingChunk
 from .store.spaces import SPACES, Space, space_of_kind
+
+if TYPE_CHECKING:  # numpy loads with the model, not with every CLI command
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +49,9 @@ UNSET: Any = object()
 _IDLE_POLL_S = 10.0
 #: After a failed batch (model error, busy store), wait this long before trying again.
 _RETRY_S = 30.0
+#: After the shared vectors failed (team mode), embed without them this long.
+_SHARED_RETRY_S = 300.0
+_T = TypeVar("_T")
 #: The queue's order across spaces: (space, highest tier taken; None: all), first with work.
 _ORDER: tuple[tuple[Space, int | None], ...] = (
     ("text", priority.NOTE),
@@ -81,6 +91,8 @@ class Embedder:
         self._stop = threading.Event()
         self._worker: threading.Thread | None = None
         self._life = threading.Lock()  # start and stop: one worker at most
+        # team mode: vectors other clones embedded, reused by text (store.SharedVectors)
+        self._shared = _Shared(store) if isinstance(store, SharedVectors) else None
 
     # -- providers ------------------------------------------------------------------------
 
@@ -300,7 +312,11 @@ class Embedder:
     ) -> None:
         """Embed these chunks and store their vectors (the caller holds the batch lock)."""
         started = time.perf_counter()
-        vectors = provider.embed_documents([embed_text(p) for p in pending])
+        texts = [embed_text(p) for p in pending]
+        if self._shared is not None and self._shared.shares_vectors(space):
+            vectors = self._shared.embed(provider, texts)
+        else:
+            vectors = provider.embed_documents(texts)
         self._meters[space].record(len(pending), time.perf_counter() - started)
         self._store.store_vectors(
             [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)], space=space
@@ -376,6 +392,69 @@ class Embedder:
         """One batch, the first in the queue's order; False when nothing (usable) is
         pending."""
         return bool(self._next_batch(set(SPACES), self._batch()))
+
+
+class _Shared:
+    """Vectors shared by a team's clones (team mode): a batch's texts looked up by model and
+    SHA-256 first, only the rest embedded, and those published for the next clone.
+
+    A shared vector is used as is: the same text through the same model gives the same
+    vector, so reuse changes no result. The shared table is an optimisation, never a
+    dependency: when reading or writing it fails (server down, no permission, an old
+    schema), the batch is embedded here, one warning is logged, and that side is left alone
+    for `_SHARED_RETRY_S`."""
+
+    def __init__(self, store: SharedVectors) -> None:
+        self._store = store
+        self._off_until: dict[str, float] = {}
+        self._warned = False
+
+    def shares_vectors(self, space: Space) -> bool:
+        return self._store.shares_vectors(space)
+
+    def embed(self, provider: EmbeddingProvider, texts: list[str]) -> np.ndarray:
+        """The vectors of these texts: shared ones where they exist, the rest embedded."""
+        import numpy as np
+
+        # surrogatepass: a file's undecodable bytes may reach a chunk as lone surrogates
+        digests = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).digest() for t in texts]
+        model, dim = provider.name, provider.dim
+        found = self._try("read", lambda: self._store.shared_vectors(model, dim, digests)) or {}
+        missing = [i for i, d in enumerate(digests) if _fits(found.get(d), dim) is None]
+        fresh = provider.embed_documents([texts[i] for i in missing]) if missing else None
+        if fresh is not None and len(fresh):
+            items = [(digests[i], fresh[row]) for row, i in enumerate(missing)]
+            self._try("write", lambda: self._store.share_vectors(model, dim, items))
+        log.debug(
+            "shared vectors (%s): %d reused, %d embedded", model, len(texts) - len(missing),
+            len(missing),
+        )  # fmt: skip
+        if not missing:
+            return np.stack([found[d] for d in digests]).astype(np.float32, copy=False)
+        assert fresh is not None
+        out = np.empty((len(texts), fresh.shape[1]), dtype=fresh.dtype)
+        at = dict(zip(missing, range(len(missing)), strict=True))
+        for i, digest in enumerate(digests):
+            out[i] = fresh[at[i]] if i in at else found[digest]
+        return out
+
+    def _try(self, side: str, call: Callable[[], _T]) -> _T | None:
+        """`call`'s answer, or None when it failed (then `side` rests a while)."""
+        if time.monotonic() < self._off_until.get(side, 0.0):
+            return None
+        try:
+            return call()
+        except Exception as exc:  # an optimisation only: embedding goes on without it
+            self._off_until[side] = time.monotonic() + _SHARED_RETRY_S
+            level = logging.DEBUG if self._warned else logging.WARNING
+            self._warned = True
+            log.log(level, "shared vectors unavailable (%s), embedding here: %s", side, exc)
+            return None
+
+
+def _fits(vector: np.ndarray | None, dim: int) -> np.ndarray | None:
+    """A shared vector of the expected length (the table checks it too), else None."""
+    return vector if vector is not None and vector.shape == (dim,) else None
 
 
 def embed_text(chunk: PendingChunk) -> str:

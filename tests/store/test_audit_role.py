@@ -100,7 +100,8 @@ def test_the_role_column_is_added_to_a_version_5_store(
             "VALUES ('w1', 1, 'cli', 'write', 'Old')"
         )
         migrate(conn, "nb_v5")
-        assert conn.execute("SELECT max(version) FROM nb_schema").fetchone()[0] == 6
+        version = conn.execute("SELECT max(version) FROM nb_schema").fetchone()[0]
+        assert version == schema.SCHEMA_VERSION
         conn.execute(schema.grant_sql(testserver.APP_ROLE))
     app = owner.replace("postgres:@", f"{testserver.APP_ROLE}@")
     store = PostgresStore(app, "w1", path=tmp_path / "x.db", user="Ann")

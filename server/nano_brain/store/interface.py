@@ -9,6 +9,7 @@ views call, whichever engine holds the memory.
 - `Audit`: tombstones and the audit log.
 - `LexicalSearch`: the full-text index (BM25 words, substrings, word counts).
 - `Vectors`: embeddings: pending chunks, writes, exact and k-NN search.
+- `SharedVectors` (team mode only, not in `MemoryStore`): vectors clones reuse by text.
 - `Anchors`: notes anchored to code symbols.
 - `Views`: counts, the timeline, successors (`nano-brain ui`, status).
 - `Consolidation`: consolidation's proposals.
@@ -29,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..filters import Filters
 from .predicate import Dialect
@@ -264,6 +265,27 @@ class Vectors(Protocol):
     def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]: ...
 
 
+@runtime_checkable
+class SharedVectors(Protocol):
+    """Vectors shared by a team's clones, by model and the text embedded, so that a text one
+    clone embedded is not embedded again by the next (`TeamStore`). Not part of
+    `MemoryStore`: a store without them (SQLite) has none of these methods."""
+
+    def shares_vectors(self, space: Space) -> bool:
+        """Whether this space's chunks may reuse and publish shared vectors."""
+        ...
+
+    def shared_vectors(
+        self, model: str, dim: int, digests: Sequence[bytes]
+    ) -> dict[bytes, np.ndarray]:
+        """The shared vectors of these texts (SHA-256 digests of the exact text embedded)."""
+        ...
+
+    def share_vectors(self, model: str, dim: int, items: Sequence[tuple[bytes, np.ndarray]]) -> int:
+        """Publish (digest, vector) pairs; a text already shared keeps its vector."""
+        ...
+
+
 class Anchors(Protocol):
     """Notes anchored to code symbols: kept with the notes, the symbols in `CloneCode.local`."""
 
@@ -436,6 +458,7 @@ __all__ = [
     "Audit",
     "LexicalSearch",
     "Vectors",
+    "SharedVectors",
     "Anchors",
     "Views",
     "Consolidation",

@@ -502,6 +502,21 @@ class TeamStore:
     def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         return self._split(chunk_ids, lambda store, ids: store.vectors_by_chunk(ids))
 
+    # -- vectors shared by the team's clones (interface.SharedVectors) --------------------------
+
+    def shares_vectors(self, space: Space) -> bool:
+        """A space embedded in the clone's store (code) reuses what other clones embedded;
+        notes are in the team's store already, embedded once by whoever wrote them."""
+        return self._space(space)[0] is self.local
+
+    def shared_vectors(
+        self, model: str, dim: int, digests: Sequence[bytes]
+    ) -> dict[bytes, np.ndarray]:
+        return self.team.shared_vectors(model, dim, digests)
+
+    def share_vectors(self, model: str, dim: int, items: Sequence[tuple[bytes, np.ndarray]]) -> int:
+        return self.team.share_vectors(model, dim, items)
+
     # -- anchors (the team's) with their symbols (this clone's), and health --------------------
 
     def anchor_weights(self, visible: Filters) -> list[FileWeight]:
@@ -568,6 +583,12 @@ def _signed(
     """Chunk and document ids of vectors one store found, as this store names them."""
     ids, docs, matrix = found
     return [sign * i for i in ids], [sign * d for d in docs], matrix
+
+
+if TYPE_CHECKING:  # mypy checks the team store against the shared vectors' capability
+    from .interface import SharedVectors
+
+    _SHARES: type[SharedVectors] = TeamStore
 
 
 __all__ = ["TeamStore", "normalise_remote", "person", "team_workspace"]

@@ -7,7 +7,8 @@ query that forgot its workspace predicate still cannot read another workspace. T
 FORCEd: they bind the tables' owner too (only superusers bypass them).
 
 Roles: the owner (who runs migrations) and an app role that nano-brain connects as day to day
-(`grant_sql`): it may read and write memory, and only INSERT and SELECT the audit log; pruning
+(`grant_sql`): it may read and write memory, only INSERT and SELECT the audit log and the
+shared vectors (`shared_vectors`, the one table of no workspace, see `_V7`); pruning
 the log goes through `nb_prune_audit`, a SECURITY DEFINER function that deletes within the
 caller's workspace and logs the prune in the same transaction.
 
@@ -460,7 +461,31 @@ CREATE TRIGGER audit_log_role BEFORE INSERT ON audit_log
     FOR EACH ROW EXECUTE FUNCTION nb_audit_role();
 """
 
-MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6]
+# Vectors every clone may reuse instead of embedding the same text again (the embedder's
+# shared vectors: a team's first index of a large repository happens once, not on every
+# machine): keyed by the model, its dimension and the SHA-256 of the exact text embedded.
+# One table for the whole database, not per workspace: a vector is a function of the model
+# and the text alone, so identical text in two repositories (vendored code, forks, a moved
+# library) shares one, and the workspace isolation of row-level security, which guards
+# against a query that forgot its predicate, has nothing to guard here. The app role may
+# read and add rows, never change or delete one (the first vector published for a text
+# stays); `db_role` names the login role that published it, set by the audit log's trigger
+# function, so an owner can find and delete a role's vectors.
+_V7 = r"""
+CREATE TABLE shared_vectors (
+    model       text NOT NULL,
+    dim         integer NOT NULL CHECK (dim > 0),
+    text_sha256 bytea NOT NULL CHECK (length(text_sha256) = 32),
+    embedding   vector NOT NULL CHECK (vector_dims(embedding) = dim),
+    created_at  double precision NOT NULL DEFAULT extract(epoch FROM clock_timestamp()),
+    db_role     text DEFAULT session_user,
+    PRIMARY KEY (model, dim, text_sha256)
+);
+CREATE TRIGGER shared_vectors_role BEFORE INSERT ON shared_vectors
+    FOR EACH ROW EXECUTE FUNCTION nb_audit_role();
+"""
+
+MIGRATIONS: list[str] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 """MIGRATIONS[n - 1] brings a database from version n - 1 to version n."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -496,6 +521,8 @@ def grant_sql(role: str) -> str:
             f"GRANT SELECT, INSERT, UPDATE, DELETE ON {', '.join(tables)} TO {role};",
             f"GRANT SELECT, INSERT ON audit_log TO {role};",
             f"GRANT SELECT ON nb_schema TO {role};",
+            # vectors shared by every clone: read and add, never change (schema 7)
+            f"GRANT SELECT, INSERT ON shared_vectors TO {role};",
             f"GRANT EXECUTE ON FUNCTION nb_prune_audit(double precision, double precision, "
             f"text, text) TO {role};",
             # ANALYZE after a bulk copy (PostgresStore.analyze): PostgreSQL 17 and later

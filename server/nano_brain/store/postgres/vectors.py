@@ -15,6 +15,9 @@ both, over cosine distance:
 With an index, pgvector's iterative scans keep reading the index until enough rows pass the
 filters. Distances are exact (full-precision vectors), and the search pipeline rescores the
 candidates with the same full vectors.
+
+`shared_vectors` (schema 7) holds vectors by model and text for every clone of every
+workspace, so a clone reuses what a teammate's embedded (README "Team memory").
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ VECTOR_INDEXES = ("ivfflat", "hnsw", "exact")
 _IVF_MIN = 5_000
 #: A workspace of at most this many chunks is searched exactly (see `knn`).
 _EXACT_WORKSPACE = 10_000
+#: Shared vectors read or written per statement (a 384-d vector is 1.5 KB: 400 KB at most).
+SHARED_ROWS = 256
 
 
 def _index_name(space: str, dim: int) -> str:
@@ -328,6 +333,48 @@ class PostgresVectors(VectorModels):
         )
         by = dict(rows)
         return {s: int(by.get(s, 0)) for s in SPACES}
+
+    # -- vectors shared by every clone (schema 7) --------------------------------------------
+
+    def shared_vectors(
+        self: PostgresStore, model: str, dim: int, digests: Sequence[bytes]
+    ) -> dict[bytes, np.ndarray]:
+        """The shared vectors of these texts (SHA-256 digests of what was embedded) for a
+        model and dimension, `SHARED_ROWS` digests a statement."""
+        found: dict[bytes, np.ndarray] = {}
+        wanted = list(dict.fromkeys(digests))
+        for start in range(0, len(wanted), SHARED_ROWS):
+            rows = self._binary_rows(
+                "SELECT text_sha256, embedding FROM shared_vectors "
+                "WHERE model = ? AND dim = ? AND text_sha256 = ANY(?)",
+                (model, int(dim), wanted[start : start + SHARED_ROWS]),
+            )
+            found.update((bytes(r[0]), _array(r[1])) for r in rows)
+        return found
+
+    def share_vectors(
+        self: PostgresStore, model: str, dim: int, items: Sequence[tuple[bytes, np.ndarray]]
+    ) -> int:
+        """Publish vectors of texts (digest, vector) for other clones; a text already shared
+        keeps its vector. Returns how many were added. Each statement commits on its own,
+        outside the workspace's write lock: the rows belong to no workspace."""
+        import numpy as np
+
+        unique = list(dict(items).items())
+        added = 0
+        for start in range(0, len(unique), SHARED_ROWS):
+            part = unique[start : start + SHARED_ROWS]
+            params: list[Any] = []
+            for digest, vector in part:
+                params += [model, int(dim), digest, np.asarray(vector, dtype=np.float32)]
+            cursor = self._exec(
+                "INSERT INTO shared_vectors (model, dim, text_sha256, embedding) VALUES "
+                + ", ".join(["(?, ?, ?, ?)"] * len(part))
+                + " ON CONFLICT DO NOTHING",
+                params,
+            )
+            added += max(0, cursor.rowcount)
+        return added
 
     # -- the approximate index ----------------------------------------------------------------
 
