@@ -12,6 +12,8 @@ Reported:
   on an anchored symbol, while the sidecar's first index pass re-indexes the whole repo (every
   file is touched first, so the pass re-reads, re-parses and re-embeds everything);
 - ``during_index_*``: hovers answered while that pass runs;
+- ``index_done_s``: when the pass (code and history) ends; ``embedded_s``: when the background
+  embedder it hands its chunks to reports its end (the hovers below run beside it);
 - ``cold_*``: after indexing, one hover on each symbol of files the client never opened, so
   no related-memory search was done for them before (names are distinct word pairs);
 - ``opened_*``: a file is opened, PAUSE seconds pass (reading it; editors wait 300-500 ms
@@ -141,6 +143,18 @@ def _pct(times: list[float], p: float) -> float:
     return round(ordered[max(0, int(len(ordered) * p) - 1)], 2) if ordered else float("nan")
 
 
+async def _embedded(session: Session, timeout: float = 3600.0) -> None:
+    """Until no chunk of the folder waits for a vector (the sidecar's own indexStatus)."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        status = await session.status()
+        spaces = [p for f in status["folders"] for p in f["embedding"].values()]
+        if spaces and all(p["pending"] == 0 for p in spaces):
+            return
+        await asyncio.sleep(0.5)
+    raise TimeoutError("chunks still wait for vectors")
+
+
 def _summary(name: str, results: list[tuple[float, bool]]) -> dict[str, float]:
     ms = [t for t, _ in results]
     return {
@@ -202,6 +216,10 @@ async def run(
         opened_spots += spots
     # warm: the pointer back on symbols already seen
     warm = [await _hover(session, uri, pos, gap) for uri, pos in cold_spots + opened_spots]
+    # the pass leaves its chunks to the background embedder (its own work-done progress):
+    # embedded_s is when that ends, after the hovers above ran beside it
+    await _embedded(session)
+    t_embedded = time.perf_counter() - t0
     saves = await _saves(session, root)
     rss = rss_mb(session.client._server.pid)  # type: ignore[union-attr]
     await stop(session)
@@ -212,6 +230,7 @@ async def run(
         "first_hover_nonempty": float(first is not None),
         **_summary("during_index", during),
         "index_done_s": round(t_indexed, 2),
+        "embedded_s": round(t_embedded, 2),
         **_summary("cold", cold),
         **_summary("opened", opened),
         **_summary("warm", warm),

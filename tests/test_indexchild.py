@@ -67,8 +67,17 @@ def test_a_stopped_child_never_starts(project: Path) -> None:
         assert not workspace.code_indexed()
 
 
-def test_release_memory_after_a_pass(project: Path) -> None:
+def test_a_full_pass_leaves_the_default_page_cache(project: Path) -> None:
+    """The bulk load's larger page cache lasts through the history, not after the pass."""
     with Workspace.open(project) as workspace:
+        cache = lambda: workspace.brain.store._rows("PRAGMA cache_size")[0][0]  # noqa: E731
+        default = cache()
         workspace.index()
-        release_memory(workspace.brain.store)  # no-op where there is no glibc
-        assert workspace.code.counts()["symbols"] > 0
+        assert cache() == default
+        workspace.code.code.tune_for_bulk()
+        assert cache() != default
+        release_memory(workspace.code.code, reset_cache=False)  # the history still runs
+        assert cache() != default
+        release_memory(workspace.code.code, reset_cache=True)
+        assert cache() == default
+        assert workspace.code.counts()["symbols"] > 0  # nothing of the index is lost

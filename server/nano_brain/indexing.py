@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection
 from .codeindex import CodeIndex, IndexReport
 from .codeindex.indexer import IndexProgress
 from .errors import EmbeddingError
-from .store.interface import MemoryStore
+from .store import CodeStore
 
 log = logging.getLogger(__name__)
 
@@ -51,14 +51,14 @@ def index_workspace(
     # an editor's saves name their files and grow nothing worth a collection of its heap
     full = paths is None
     if full:
-        release_memory(brain.store)
+        release_memory(code.code, reset_cache=False)
     if history and brain.config.history.enabled:
         # loaded only for a pass that runs it: the CLI's other code commands start faster
         from .history import History
 
         report.history = History(brain).index(progress, workers=code.workers).to_dict()
-        if full:
-            release_memory(brain.store)
+    if full:
+        release_memory(code.code, reset_cache=True)
     if embed and report.pending_embeddings:
         notify = progress or (lambda phase, done, total: None)
         notify("embed", 0, report.pending_embeddings)
@@ -72,17 +72,16 @@ def index_workspace(
     return report
 
 
-def release_memory(store: MemoryStore) -> None:
+def release_memory(code: CodeStore, *, reset_cache: bool) -> None:
     """Give back the memory an index phase grew and no longer holds, before the next one
     (the history's parsers, the embedding models) grows the process again.
 
-    Collects the cycles the indexer's parse records left (its collector was off while it
-    ran), then asks glibc to return free heap pages to the system: without that the process
-    keeps its peak however little is live. A no-op where there is no glibc.
+    Frees the store's cached pages (with ``reset_cache``, back to the default cache size
+    the bulk load raised), collects the cycles the indexer's parse records left (its
+    collector was off while it ran), then asks glibc to return free heap pages to the
+    system: without that the process keeps its peak however little is live.
     """
-    # TODO(issue 35): the store's connection back to the default page cache and
-    # `PRAGMA shrink_memory` (the bulk load's 64 MB cache stays filled otherwise); that needs
-    # a store method (e.g. ``store.local`` CodeStore's counterpart of ``tune_for_bulk``).
+    code.release_memory(reset_cache=reset_cache)
     gc.collect()
     trim = _malloc_trim()
     if trim is not None:

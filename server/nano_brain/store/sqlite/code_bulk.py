@@ -60,6 +60,8 @@ _ENGINE_INDEXES = (
     "chunks_pending",
 )
 _ENGINE_KEY = "code_bulk_engine_indexes"
+#: SQLite's own default page cache (2 MB, as a negative size in KiB).
+_DEFAULT_CACHE_SIZE = -2000
 
 
 class CodeBulk(CodeTables):
@@ -68,6 +70,15 @@ class CodeBulk(CodeTables):
     def tune_for_bulk(self) -> None:
         """A larger page cache for this connection: FTS and index inserts touch many pages."""
         self._exec("PRAGMA cache_size = -65536")
+
+    def release_memory(self, *, reset_cache: bool) -> None:
+        """Free the page cache's pages (a bulk load filled them); with ``reset_cache`` also
+        the default cache size again (the load is over; the history pass keeps the larger
+        cache, which its writes use)."""
+        with self.store._lock:
+            if reset_cache:
+                self._exec(f"PRAGMA cache_size = {_DEFAULT_CACHE_SIZE}")
+            self._exec("PRAGMA shrink_memory")
 
     def drop_lookup_indexes(self, *, engine: bool = False) -> None:
         """Drop the code tables' secondary indexes for a bulk load (see :meth:`ensure_indexes`).
