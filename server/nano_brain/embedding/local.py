@@ -7,6 +7,7 @@ XDG cache dir. Nothing is downloaded.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import importlib.resources
 import logging
@@ -56,6 +57,24 @@ LOCAL_MODELS: dict[str, LocalModelSpec] = {}
 DEFAULT_LOCAL_MODEL = ""
 
 
+@functools.cache
+def _shared_arena() -> bool:
+    """Register one CPU arena with onnxruntime's environment for every session of this
+    process (once); False when this onnxruntime cannot (each session then has its own)."""
+    import onnxruntime as ort
+
+    try:
+        where = ort.OrtMemoryInfo(
+            "Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT
+        )
+        # no cap, arena's default growth, default initial chunk and dead bytes per chunk
+        ort.create_and_register_allocator(where, ort.OrtArenaCfg(0, -1, -1, -1))
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        log.debug("no shared onnxruntime arena: %s", exc)
+        return False
+    return True
+
+
 def register(spec: LocalModelSpec, *, default: bool = False) -> None:
     global DEFAULT_LOCAL_MODEL
     LOCAL_MODELS[spec.key] = spec
@@ -96,6 +115,14 @@ class LocalOnnxProvider(EmbeddingProvider):
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Every text has its own length: a memory pattern planned per input shape only piles
+        # up, and each session's own arena grows to its largest text. One arena for the
+        # process, shared by the code and the notes' models, with no patterns: 50 MB less at
+        # the peak of a first index (252 -> 202 MB for both models on two threads), the same
+        # speed, the same vectors bit for bit.
+        options.enable_mem_pattern = False
+        if _shared_arena():
+            options.add_session_config_entry("session.use_env_allocators", "1")
         try:
             self._session = ort.InferenceSession(
                 str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
