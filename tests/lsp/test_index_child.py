@@ -98,13 +98,24 @@ def _index_lock_held(root: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+async def _started_first_index(project: Path) -> tuple[Session, int]:
+    """The sidecar started on ``project``, its first index in a child (waiting for the index
+    lock the caller holds): the session and the child's pid."""
+    session = await start(project, options=OPTIONS)
+    try:
+        await session.wait_for(lambda: bool(_children(session)), 30)
+        [(_, pid)] = _children(session)
+    except BaseException:
+        await stop(session)
+        raise
+    return session, pid
+
+
 def test_a_killed_child_is_reported_and_the_next_pass_indexes(project: Path) -> None:
     async def body() -> None:
         with _index_lock_held(project):
-            session = await start(project, options=OPTIONS)
+            session, pid = await _started_first_index(project)
             try:
-                await session.wait_for(lambda: bool(_children(session)), 30)
-                [(_, pid)] = _children(session)
                 os.kill(pid, signal.SIGKILL)
                 await session.indexed(30)
             except BaseException:
@@ -135,12 +146,8 @@ def test_a_killed_child_is_reported_and_the_next_pass_indexes(project: Path) -> 
 def test_shutdown_stops_a_first_index_in_its_child(project: Path) -> None:
     async def body() -> None:
         with _index_lock_held(project):
-            session = await start(project, options=OPTIONS)
-            try:
-                await session.wait_for(lambda: bool(_children(session)), 30)
-                [(_, pid)] = _children(session)
-            finally:
-                await stop(session)  # the sidecar must end by itself: its child stopped
+            session, pid = await _started_first_index(project)
+            await stop(session)  # the sidecar must end by itself: its child stopped
             assert not _group_alive(pid)
 
     asyncio.run(body())
