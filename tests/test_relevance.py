@@ -58,9 +58,11 @@ def test_without_a_vector_leg_words_decide_and_an_unmeasured_model_gets_no_floor
 
 
 def test_candidates_without_vectors_yet_are_judged_by_their_words(
-    workspace: Path, real_provider: object
+    workspace: Path, real_provider: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # vectors deferred: a note just written has none, so no cosine can vouch for it
+    # vectors deferred, and more waiting than a search embeds first (a backlog): a note just
+    # written has none, so no cosine can vouch for it
+    monkeypatch.setattr("nano_brain.embedder.NOTES_BEFORE_SEARCH", 0)
     config = load_config(workspace, overrides={"embedding": {"embed_on_write": False}})
     with Brain(workspace, config=config, provider=real_provider) as brain:  # type: ignore[arg-type]
         brain.write("Lunch on Fridays is pizza.")

@@ -38,8 +38,9 @@ def test_written_note_is_found_lexically_and_by_vector_on_return(brain: Brain) -
 
 
 def test_vector_hit_waits_for_embedding_when_deferred(
-    workspace: Path, real_provider: EmbeddingProvider
+    workspace: Path, real_provider: EmbeddingProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("nano_brain.embedder.NOTES_BEFORE_SEARCH", 0)  # a backlog
     config = load_config(workspace, overrides={"embedding": {"embed_on_write": False}})
     with Brain(workspace, config=config, provider=real_provider) as brain:
         note = brain.write("Our staging database is refreshed every Sunday night.").document
@@ -47,6 +48,25 @@ def test_vector_hit_waits_for_embedding_when_deferred(
         assert _ids(brain, query="weekly copy of production data", mode="vector") == []
         assert brain.embed_pending() == 1
         assert _ids(brain, query="weekly copy of production data", mode="vector") == [note.id]
+
+
+def test_a_note_written_and_not_embedded_yet_is_found_by_meaning(
+    workspace: Path, real_provider: EmbeddingProvider
+) -> None:
+    """Read your writes: a search first embeds the few notes still waiting for a vector
+    (another process wrote them, or the worker has not come to them), so a question worded
+    otherwise than the note finds it; judged by its words alone it would find nothing."""
+    config = load_config(workspace, overrides={"embedding": {"embed_on_write": False}})
+    with Brain(workspace, config=config, provider=real_provider) as brain:
+        note = brain.write("The flux capacitor needs 1.21 gigawatts.").document
+        assert brain.pending_embeddings("text") == 1
+        found = brain.search(SearchRequest(query="how much power does the flux capacitor need"))
+        assert [h.id for h in found.results] == [note.id] and found.partial == ""
+        assert brain.pending_embeddings("text") == 0
+        # a keyword search reads no vector: it embeds nothing
+        other = brain.write("Staging is rebuilt every Sunday.").document
+        assert _ids(brain, query="staging", mode="lexical") == [other.id]
+        assert brain.pending_embeddings("text") == 1
 
 
 def test_the_first_search_of_a_store_records_its_model_and_runs_every_leg(
@@ -60,7 +80,8 @@ def test_the_first_search_of_a_store_records_its_model_and_runs_every_leg(
         note = brain.write("Our staging database is refreshed every Sunday night.").document
         assert brain.store.vector_model("text") is None
         response = brain.search(SearchRequest(query="staging database"))
-        assert response.legs["vector"] == "empty" and response.legs["lexical"] == "ok"
+        # the search embedded the waiting note first (read your writes), recording the model
+        assert response.legs["vector"] == "ok" and response.legs["lexical"] == "ok"
         assert [h.id for h in response.results] == [note.id]
         assert brain.store.vector_model("text") == (real_provider.name, real_provider.dim)
 

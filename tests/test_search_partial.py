@@ -24,8 +24,10 @@ NOTES = [
 
 
 @pytest.fixture
-def deferred(workspace: Path) -> Brain:
-    """A Brain whose writes leave their chunks pending (as a first index does)."""
+def deferred(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Brain:
+    """A Brain whose writes leave their chunks pending (as a first index does), as many as a
+    search does not embed first (a harvest's backlog: NOTES_BEFORE_SEARCH is 0 here)."""
+    monkeypatch.setattr("nano_brain.embedder.NOTES_BEFORE_SEARCH", 0)
     config = load_config(workspace, overrides={"embedding": {"embed_on_write": False}})
     return Brain(workspace, config=config, provider=TinyEmbedder())
 

@@ -9,6 +9,7 @@ work to services over the same store: `writing.Writer` (the write path),
 from __future__ import annotations
 
 import builtins
+import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -41,6 +42,8 @@ from .timeutil import parse_instant
 from .trust import WorkspaceTrust
 from .wakeup import wake_up
 from .writing import Draft, Writer
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 
@@ -285,11 +288,22 @@ class Brain(VectorAccess):
         Each document returned is counted as accessed once (one batched update), unless the
         request says `track=False` (internal lookups).
         """
+        if request.mode != "lexical" and request.as_of is None:
+            self._embed_waiting_notes()
         response = self._search.run(request)
         track = request.track and self.config.search.track_access
         if track and response.results and request.as_of is None:
             self.store.track_access([hit.id for hit in response.results], time.time())
         return response
+
+    def _embed_waiting_notes(self) -> None:
+        """What was just written is found by its meaning: the notes still waiting for their
+        vector (another process wrote them, or this one's worker has not come to them) are
+        embedded before the search reads the vectors. Never fails a search."""
+        try:
+            self.embedder.embed_waiting_notes()
+        except Exception as exc:  # the search runs on what has vectors, and says partial
+            log.debug("notes not embedded before the search: %s", exc)
 
     # -- embeddings -------------------------------------------------------------------------
 

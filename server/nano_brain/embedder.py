@@ -49,6 +49,9 @@ UNSET: Any = object()
 _IDLE_POLL_S = 10.0
 #: After a failed batch (model error, busy store), wait this long before trying again.
 _RETRY_S = 30.0
+#: Notes and sessions still without a vector that a search embeds before it runs (a person's
+#: or an agent's last writes; a harvest's backlog is left to the background worker).
+NOTES_BEFORE_SEARCH = 32
 #: After the shared vectors failed (team mode), embed without them this long.
 _SHARED_RETRY_S = 300.0
 _T = TypeVar("_T")
@@ -279,6 +282,34 @@ class Embedder:
             [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)], space=space
         )
         return stored == len(pending)
+
+    def embed_waiting_notes(self, limit: int | None = None, wait_s: float = 1.0) -> int:
+        """Embed the notes and sessions still without a vector (up to ``limit`` chunks) so
+        that a search about to read the vectors finds what was just written by its meaning
+        too: the relevance floor judges a note with no vector by its words alone, and a
+        question worded otherwise than the note would find nothing. Returns how many were
+        embedded; 0 when none waits, the store is read-only, the text model is unavailable,
+        or another batch holds the model longer than ``wait_s``. ``limit`` defaults to
+        `NOTES_BEFORE_SEARCH`."""
+        limit = NOTES_BEFORE_SEARCH if limit is None else limit
+        if self._store.read_only or limit <= 0:
+            return 0
+        pending = self._store.pending_chunks(limit, "text", max_priority=priority.NOTE)
+        if not pending:
+            return 0  # the usual case: one step of the pending chunks' index
+        provider, why = self.provider("text")
+        if provider is None:
+            log.debug("notes not embedded before the search: %s", why)
+            return 0
+        if not self._batch_lock.acquire(timeout=wait_s):
+            return 0  # the background batch may be these very notes: search without them
+        try:
+            pending = self._store.pending_chunks(limit, "text", max_priority=priority.NOTE)
+            if pending:
+                self._embed_batch("text", provider, pending)
+        finally:
+            self._batch_lock.release()
+        return len(pending)
 
     def reembed(self, *, progress: Progress | None = None, space: Space | None = None) -> int:
         """Drop a space's vectors (every space's when none is named) and embed them again."""
