@@ -288,7 +288,8 @@ class Brain(VectorAccess):
         Each document returned is counted as accessed once (one batched update), unless the
         request says `track=False` (internal lookups).
         """
-        if request.mode != "lexical" and request.as_of is None:
+        # what is offered unasked (a hover's related memory) keeps to its few milliseconds
+        if request.mode != "lexical" and request.as_of is None and request.floor != "related":
             self._embed_waiting_notes()
         response = self._search.run(request)
         track = request.track and self.config.search.track_access
