@@ -221,16 +221,9 @@ def _orphan_watch(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(_POLL_S)
     log.warning("index pass in process %d: its parent %d is gone, stopping", os.getpid(), parent)
-    _signal_own_group(signal.SIGTERM)
+    _signal_tree(os.getpid(), signal.SIGTERM)
     time.sleep(_EXIT_WAIT_S)
-    _signal_own_group(_KILL)
-
-
-def _signal_own_group(sig: int) -> None:
-    if hasattr(os, "killpg") and os.getpgid(0) == os.getpid():
-        os.killpg(0, sig)
-    else:
-        os.kill(os.getpid(), sig)
+    _signal_tree(os.getpid(), _KILL)
 
 
 def _terminated(signum: int, frame: object) -> None:

@@ -132,13 +132,7 @@ class PostgresVectors(VectorModels):
 
     def pending_tiers(self: PostgresStore) -> dict[int, int]:
         """Chunks waiting for a vector, per tier: a team store's are notes and sessions."""
-        waiting = int(
-            self._rows(
-                f"SELECT count(*) FROM chunks WHERE workspace_id = ? "
-                f"AND embedded = {priority.PENDING}",
-                (self.workspace_id,),
-            )[0][0]
-        )
+        waiting = self.pending_count()
         return {priority.NOTE: waiting} if waiting else {}
 
     def set_test_vectors(self: PostgresStore, wanted: bool) -> int:
