@@ -114,12 +114,15 @@ class SymbolTable:
                 self._add_file(f)
 
     def _ensure_scope(self, scope: str) -> None:
+        if scope in self._loaded:  # a file, or a Go package loaded before (below)
+            return
         if scope.endswith("/"):  # a Go package: every Go file of the directory
             d = scope[:-1]
             self._load(
                 [p for p, f in self.files.items()
                  if f.language == "go" and posixpath.dirname(p) == d]
             )  # fmt: skip
+            self._loaded.add(scope)  # no file path ends with "/"
         else:
             self._ensure(scope)
 
@@ -134,22 +137,22 @@ class SymbolTable:
         return self.symbols.get(qualified_name)
 
     def _top_of(self, scope: str) -> dict[str, list[Symbol]]:
-        if self._lazy:
+        if self._lazy and scope not in self._loaded:
             self._ensure_scope(scope)
         return self._top.get(scope, _EMPTY)
 
     def _members_of(self, scope: str, owner: str) -> dict[str, list[Symbol]]:
-        if self._lazy:
+        if self._lazy and scope not in self._loaded:
             self._ensure_scope(scope)
         return self._members.get((scope, owner), _EMPTY)
 
     def _binds(self, path: str) -> dict[str, list[ImportEdge]]:
-        if self._lazy:
+        if self._lazy and path not in self._loaded:
             self._ensure(path)
         return self._bindings.get(path, _EMPTY)
 
     def _wilds(self, path: str) -> list[ImportEdge]:
-        if self._lazy:
+        if self._lazy and path not in self._loaded:
             self._ensure(path)
         return self._wildcards.get(path, [])
 

@@ -12,7 +12,9 @@ One run:
    old rows in the transaction of its batch; deleted files lose theirs.
 4. **resolve**: calls are resolved against the whole workspace (a change in one file can bind
    or unbind calls in others), and only the edges whose target changed are rewritten. A flag
-   in ``meta`` makes an interrupted run resolve again next time.
+   in ``meta`` makes an interrupted run resolve again next time. A first index, or a change
+   too wide to follow, resolves every call streamed from the store a batch at a time, so
+   that its memory does not grow with the workspace.
 
 Embeddings are not computed here: symbol chunks are lexically searchable on commit and wait
 for ``Brain.embed_pending`` (the CLI runs it after indexing unless told not to).
@@ -70,6 +72,10 @@ BATCH_FILES = 250
 #: alone put 80% of the standard library's bytes in the first batch: the writer idled while
 #: the workers parsed it, then the workers idled while it was written.
 BATCH_BYTES = 256 * 1024
+#: Parsed records (symbols and calls) an incremental run keeps for its resolver; past this
+#: it resolves every call again, streamed from the store, rather than grow (a branch switch
+#: that rewrites half a large repository).
+FRESH_RECORDS = 100_000
 #: Symbol chunks a bulk load hands to the full-text thread at a time while it parses (see
 #: _fulltext.Fulltext): the standard library's 22k go in five statements instead of one at the end.
 FULLTEXT_STEP_CHUNKS = 5000
@@ -183,6 +189,7 @@ class Indexer(Rebinding):
         store = self.brain.store.local  # this clone's code index (team mode: not the team store)
         # parse results of this run, kept for the resolver: {path: (FileIndex, call edge ids)}
         self._fresh: dict[str, tuple[FileIndex, list[int]]] = {}
+        self._fresh_records = 0
         # what other files' calls could see of each file this run replaced or removed, before
         # (None: the file is new); only calls that saw something that changed are re-resolved
         self._before: dict[str, Interface | None] = {}
@@ -193,6 +200,7 @@ class Indexer(Rebinding):
         # before any chunk is written: whether test code's chunks wait for a vector
         store.set_test_vectors(self.brain.config.embedding.test_code)
         self._full = store.meta_get(_PENDING_KEY) == "1"
+        self._streamed = self._full
         known = self.code.files()
         self.code.tune_for_bulk()
         jobs, seen = self._scan(known, report, notify, paths)
@@ -204,6 +212,7 @@ class Indexer(Rebinding):
         # a first index (no source file known yet) loads in bulk: lookup indexes built after
         # the load, full-text rows added in one statement, calls resolved in memory
         bulk = len(jobs) >= POOL_THRESHOLD and not any(r.language for r in known.values())
+        self._streamed |= bulk
         try:
             changed = self._parse_and_write(jobs, known, deleted, report, notify, bulk)
             t_write = time.perf_counter()
@@ -387,7 +396,7 @@ class Indexer(Rebinding):
     ) -> bool:
         now = time.time()
         changed = False
-        pending: list[tuple[BulkFile, FileIndex, list[Any]]] = []
+        pending: list[tuple[BulkFile, list[Any]]] = []
         with self.brain.store.local.transaction():
             # another index run may have added some of these files since the scan
             present = self.code.existing_paths([r[1] for r in batch if r[0] == "code"]) if (
@@ -414,12 +423,12 @@ class Indexer(Rebinding):
                 if tag == "text":
                     report.documents_added += self._write_text(result, walked, tombstoned, now)
                     continue
-                row, index, routes = _code_rows(result, walked)
+                row, routes = _code_rows(result, walked)
                 if bulk and path not in present:
-                    pending.append((row, index, routes))
+                    pending.append((row, routes))
                     continue
-                report.documents_added += self._write_code(row, index, routes, known,
-                                                           tombstoned, now)  # fmt: skip
+                report.documents_added += self._write_code(row, routes, known, tombstoned,
+                                                           now)  # fmt: skip
             if pending:
                 report.documents_added += self._add_code_files(pending, tombstoned, now)
         return changed
@@ -460,7 +469,6 @@ class Indexer(Rebinding):
     def _write_code(
         self,
         row: BulkFile,
-        index: FileIndex,
         routes: list[Any],
         known: dict[str, FileRecord],
         tombstoned: set[str],
@@ -487,20 +495,36 @@ class Indexer(Rebinding):
             now=now,
             assignments=row.assignments,
         )
-        self._fresh[path] = (index, call_ids)
+        self._keep(row, call_ids)
         self.brain.store.local.replace_route_facts(path, routes)
         return added
 
+    def _keep(self, row: BulkFile, call_ids: list[int]) -> None:
+        """Keep a parsed file for the resolver, unless every call is resolved again from
+        the store (then nothing parsed is kept; past FRESH_RECORDS this run becomes one)."""
+        if self._streamed:
+            return
+        index = file_index_from_rows(
+            row.path, row.language, row.namespace, row.default_export,
+            row.symbols, row.imports, row.calls, row.assignments,
+        )  # fmt: skip
+        self._fresh[row.path] = (index, call_ids)
+        self._fresh_records += len(index.symbols) + len(index.calls)
+        if self._fresh_records > FRESH_RECORDS:
+            log.info("more than %d records changed: every call is resolved again", FRESH_RECORDS)
+            self._streamed = True
+            self._fresh = {}
+
     def _add_code_files(
         self,
-        pending: list[tuple[BulkFile, FileIndex, list[Any]]],
+        pending: list[tuple[BulkFile, list[Any]]],
         tombstoned: set[str],
         now: float,
     ) -> int:
         """A bulk load's new source files, in one go (their full-text rows come later, see
         :meth:`_fulltext_ranges`); returns the documents added."""
         added, ids, first, last = self.code.add_code_files(
-            [row for row, _, _ in pending], tombstoned=tombstoned, now=now
+            [row for row, _ in pending], tombstoned=tombstoned, now=now
         )
         if last >= first and self._unindexed and self._unindexed[-1][1] + 1 == first:
             # one statement for consecutive batches: FTS5 indexes one big range
@@ -508,9 +532,9 @@ class Indexer(Rebinding):
             self._unindexed[-1] = (self._unindexed[-1][0], last)
         elif last >= first:
             self._unindexed.append((first, last))
-        for (row, index, routes), call_ids in zip(pending, ids, strict=True):
+        for (row, routes), call_ids in zip(pending, ids, strict=True):
             self._before[row.path] = None
-            self._fresh[row.path] = (index, call_ids)
+            self._keep(row, call_ids)
             if routes:
                 self.brain.store.local.replace_route_facts(row.path, routes)
         return added
@@ -525,43 +549,44 @@ class Indexer(Rebinding):
         name). So the calls of the files this run parsed are resolved, and elsewhere only the
         calls whose name a changed file defined or bound (before or after the change), or
         that pointed at a symbol that changed, plus inherited method names of subclasses of a
-        changed class; the lookups read only the files they reach. A cold index resolves
-        every call in memory; a run interrupted before resolving makes the next one resolve
-        everything again.
+        changed class; the lookups read only the files they reach. A cold index, or a run
+        that changed too much to follow, resolves every call again streamed from the store;
+        a run interrupted before resolving makes the next one resolve everything again.
         """
         notify("resolve", 0, 1)
         store = self.brain.store.local
-        scope = None if (self._full or bulk) else self._affected()
-        # read before the thread goes on: it holds the store's connection until it is done
-        catalog = self.code.graph_files() if scope is None else []
         if self._unindexed:
             self._fulltext_ranges(last=True)
         indexer_thread, self._fulltext = self._fulltext, None
-        try:
-            if indexer_thread is not None:
-                indexer_thread.finish(bulk=bulk)
-            if scope is None:
-                edge_ids, refs, stored = self._resolve_all(catalog)
-            else:
-                edge_ids, refs, stored = self._resolve_some(*scope)
-        finally:
-            if indexer_thread is not None:
-                indexer_thread.join()
-        if indexer_thread is not None and indexer_thread.error is not None:
-            raise indexer_thread.error
-        updates: list[tuple[str | None, str, int]] = []
-        for (target, how), edge_id in zip(refs, edge_ids, strict=True):
-            if stored.get(edge_id, (None, "unresolved")) != (target, how):
-                updates.append((target, how, edge_id))
-        self._fresh = {}
-        with store.transaction():
-            self.code.set_call_targets(updates)
-            if bulk and indexer_thread is None:
+        if indexer_thread is not None:
+            # the streamed resolution reads calls by file: the load's indexes come first
+            indexer_thread.finish(bulk=bulk)
+            indexer_thread.join()
+            if indexer_thread.error is not None:
+                raise indexer_thread.error
+        elif bulk:
+            with store.transaction():
                 self.code.ensure_indexes()
+        scope = None if self._streamed else self._affected()
+        if scope is None:
+            self._fresh = {}
+            resolved, retargeted = self._resolve_all(notify)
+        else:
+            edge_ids, refs, stored = self._resolve_some(*scope)
+            updates: list[tuple[str | None, str, int]] = []
+            for (target, how), edge_id in zip(refs, edge_ids, strict=True):
+                if stored.get(edge_id, (None, "unresolved")) != (target, how):
+                    updates.append((target, how, edge_id))
+            self._fresh = {}
+            with store.transaction():
+                self.code.set_call_targets(updates)
+            resolved, retargeted = len(edge_ids), len(updates)
+        with store.transaction():
             store.meta_set(_PENDING_KEY, "0")
-        report.retargeted_calls = len(updates)
-        report.reresolved_calls = len(edge_ids)
-        notify("resolve", 1, 1)
+        report.retargeted_calls = retargeted
+        report.reresolved_calls = resolved
+        if scope is not None or not resolved:  # else the last batch said it
+            notify("resolve", 1, 1)
 
     def _fulltext_ranges(self, *, last: bool) -> None:
         """Hand the symbol chunks written so far without full-text rows to the full-text
@@ -577,15 +602,10 @@ class Indexer(Rebinding):
         self._fulltext.add(ranges)
 
 
-def _code_rows(
-    result: tuple[Any, ...], walked: WalkedFile
-) -> tuple[BulkFile, FileIndex, list[Any]]:
-    """A worker's ``code`` result as the file's row, its parse records and its route facts."""
+def _code_rows(result: tuple[Any, ...], walked: WalkedFile) -> tuple[BulkFile, list[Any]]:
+    """A worker's ``code`` result as the file's row and its route facts."""
     (_, path, sha, language, namespace, default_export, errors, syms, imps, calls, assigns,
      routes) = result  # fmt: skip
-    index = file_index_from_rows(
-        path, language, namespace, default_export, syms, imps, calls, assigns
-    )
     row = BulkFile(path, walked.size, walked.mtime_ns, sha, language, namespace, default_export,
                    errors, syms, imps, calls, assigns)  # fmt: skip
-    return row, index, routes
+    return row, routes

@@ -4,6 +4,7 @@ linker both rebuild files this way)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,50 @@ if TYPE_CHECKING:
 
 #: Separates a symbol's base classes in its stored row.
 BASES_SEP = "\x1f"
+
+
+class StoredDefinitions:
+    """A loader of stored files' definitions (symbols, imports, assignments) for lazy
+    :class:`~.resolve.CodeGraph` s, keeping the last files loaded up to ``limit`` records
+    between graphs: a resolution done a batch of files at a time reads each file about once
+    while the workspace fits, and never holds more than that when it does not."""
+
+    def __init__(self, code: CodeStore, catalog: Iterable[FileIndex], limit: int) -> None:
+        self._code = code
+        self.catalog = {f.path: f for f in catalog}
+        self._ids: dict[str, int] = {}
+        self._limit = limit
+        self._kept: OrderedDict[str, FileIndex] = OrderedDict()
+        self._records = 0
+
+    def add_id(self, path: str, file_id: int) -> None:
+        self._ids[path] = file_id
+
+    def __call__(self, wanted: list[str]) -> list[FileIndex]:
+        out: list[FileIndex] = []
+        missing: list[str] = []
+        for path in wanted:
+            kept = self._kept.get(path)
+            if kept is not None:
+                self._kept.move_to_end(path)
+                out.append(kept)
+            elif path in self._ids:
+                missing.append(path)
+        if missing:
+            paths = {self._ids[p]: p for p in missing}
+            loaded = rebuild_file_indexes(self._code, list(paths), paths, self.catalog)
+            for f in loaded:
+                self._kept[f.path] = f
+                self._records += _records(f)
+            out.extend(loaded)
+            while self._records > self._limit and len(self._kept) > len(loaded):
+                _, old = self._kept.popitem(last=False)
+                self._records -= _records(old)
+        return out
+
+
+def _records(f: FileIndex) -> int:
+    return 1 + len(f.symbols) + len(f.imports) + len(f.assignments)
 
 
 def rebuild_file_indexes(
@@ -94,36 +139,3 @@ def file_index_from_rows(
         calls=[CallSite(path, c, ce, n, r, rk, line) for c, ce, n, r, rk, line in calls],
         assignments=[Assignment(path, sc, t, v, line) for sc, t, v, line in assigns],
     )
-
-
-def load_file_indexes(
-    code: CodeStore,
-    catalog: Iterable[tuple[Any, ...]] | None = None,
-    skip: set[str] | frozenset[str] = frozenset(),
-) -> tuple[list[FileIndex], list[int], dict[int, tuple[str | None, str | None]]]:
-    """Rebuild the parse results of every stored file (except ``skip``), for the resolver.
-
-    Returns the files, the id of the edge behind each call site in the order the resolver
-    visits them (file by file, call by call), and each such edge's stored (target, how).
-    """
-    files: dict[int, FileIndex] = {}
-    for file_id, path, language, namespace, default_export in (
-        code.graph_files() if catalog is None else catalog
-    ):
-        if path not in skip:
-            files[file_id] = FileIndex(path, language, namespace=namespace,
-                                       default_export=default_export)  # fmt: skip
-    if not files:
-        return [], [], {}
-    add_symbols(files, code.graph_symbols())
-    call_ids: dict[int, list[int]] = {fid: [] for fid in files}
-    stored: dict[int, tuple[str | None, str | None]] = {}
-    for row in code.graph_edges():
-        f = files.get(row[1])
-        if f is None:
-            continue
-        if add_edge(f, row):
-            call_ids[row[1]].append(row[0])
-            stored[row[0]] = (row[11], row[12])
-    edge_ids = [e for fid in files for e in call_ids[fid]]
-    return list(files.values()), edge_ids, stored

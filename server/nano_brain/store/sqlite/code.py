@@ -42,31 +42,30 @@ class CodeStore(CodeBulk, CodeFiles):
             (self.ws,),
         )
 
-    def graph_symbols(self) -> list[tuple[Any, ...]]:
-        """(file_id, qname, name, kind, parent, signature, docstring, start, end, sha256,
-        bases) of every symbol, in id order."""
+    def call_counts(self) -> list[tuple[int, int]]:
+        """(file id, calls) of every file that makes calls, in file id order."""
         return self._rows(
-            "SELECT file_id, qualified_name, name, kind, parent, signature, docstring, "
-            "start_line, end_line, sha256, bases FROM code_symbols WHERE workspace_id = ? "
-            "ORDER BY id",
+            "SELECT file_id, count(*) FROM code_edges WHERE workspace_id = ? AND kind = 'calls' "
+            "GROUP BY file_id ORDER BY file_id",
             (self.ws,),
         )
 
-    def graph_edges(self) -> list[tuple[Any, ...]]:
-        """Imports, assignments and calls, by id: (id, file_id, kind, source, name, receiver,
-        receiver_kind, expression, module, alias, line, target, how)."""
-        return self._rows(
-            "SELECT id, file_id, kind, source, name, receiver, receiver_kind, expression, module, "
-            "alias, line, target, how FROM code_edges WHERE workspace_id = ? "
-            "AND kind IN ('imports', 'calls', 'assigns') ORDER BY id",
-            (self.ws,),
+    def calls_of(self, file_ids: Sequence[int]) -> list[tuple[Any, ...]]:
+        """The call edges of some files, as :meth:`calls_to_reresolve` returns them."""
+        return self._rows_in(
+            "SELECT id, file_id, source, name, receiver, receiver_kind, expression, line, target, "
+            "how FROM code_edges WHERE file_id IN ({marks}) AND kind = 'calls' ORDER BY id",
+            file_ids,
         )
 
     def graph_rows_of(
         self, file_ids: Sequence[int]
     ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        """Symbols (as :meth:`graph_symbols`) and imports/assignments (as :meth:`graph_edges`)
-        of some files, for a resolver that reads only the files it needs."""
+        """Symbols (file_id, qname, name, kind, parent, signature, docstring, start, end,
+        sha256, bases; the docstring always None: no resolution rule reads it, and a resolver
+        may hold many) and imports/assignments (id, file_id, kind, source, name, receiver,
+        receiver_kind, expression, module, alias, line, target, how) of some files, for a
+        resolver that reads only the files it needs."""
         symbols: list[Any] = []
         edges: list[Any] = []
         for start in range(0, len(file_ids), 500):
@@ -74,7 +73,7 @@ class CodeStore(CodeBulk, CodeFiles):
             marks = ",".join("?" * len(part))
             symbols.extend(
                 self._rows(
-                    "SELECT file_id, qualified_name, name, kind, parent, signature, docstring, "
+                    "SELECT file_id, qualified_name, name, kind, parent, signature, NULL, "
                     "start_line, end_line, sha256, bases FROM code_symbols "
                     f"WHERE file_id IN ({marks}) ORDER BY id",
                     part,
