@@ -3,13 +3,19 @@ pending chunks caught up after a crash, and one Brain shared by many threads."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from nano_brain import Brain, SearchRequest
 from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
+from nano_brain.embedder import _Shared, embed_text
+from nano_brain.store.rows import PendingChunk
 
 from .conftest import TinyEmbedder
 
@@ -123,3 +129,37 @@ def test_notes_then_the_open_files_code_then_the_rest(workspace: Path) -> None:
         assert brain.embed_pending() == 4
     marks = ["NOTE" if "NOTE" in t else "BETA" if "BETA" in t else "ALPHA" for t in model.texts]
     assert marks == ["NOTE", "BETA", "BETA", "ALPHA"]
+
+
+class _TeamVectors:
+    """The shared-vectors side of a team store (a PostgreSQL the user configures): the
+    clone's documents (negative ids) share, the team's notes do not; nothing shared yet."""
+
+    def __init__(self) -> None:
+        self.published: list[bytes] = []
+
+    def shares_vectors(self, doc_id: int) -> bool:
+        return doc_id < 0
+
+    def shared_vectors(
+        self, model: str, dim: int, digests: Sequence[bytes]
+    ) -> dict[bytes, np.ndarray]:
+        return {}
+
+    def share_vectors(self, model: str, dim: int, items: Sequence[tuple[bytes, np.ndarray]]) -> int:
+        self.published += [digest for digest, _ in items]
+        return len(items)
+
+
+def test_a_batch_of_notes_and_commits_publishes_only_the_commits() -> None:
+    team = _TeamVectors()
+    provider = TinyEmbedder()
+    pending = [
+        PendingChunk(-1, -10, "shop: refunds end after 30 days", None, "The provider refuses."),
+        PendingChunk(2, 20, "note", None, "Refunds stop after thirty days."),
+        PendingChunk(-3, -30, "billing: invoices", None, "Monthly invoices."),
+    ]
+    texts = [embed_text(p) for p in pending]
+    vectors = _Shared(team).vectors(provider, pending, texts)
+    assert np.array_equal(vectors, provider.embed_documents(texts))  # rows in batch order
+    assert team.published == [hashlib.sha256(texts[i].encode()).digest() for i in (0, 2)]

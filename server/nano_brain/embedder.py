@@ -344,10 +344,10 @@ class Embedder:
         """Embed these chunks and store their vectors (the caller holds the batch lock)."""
         started = time.perf_counter()
         texts = [embed_text(p) for p in pending]
-        if self._shared is not None and self._shared.shares_vectors(space):
-            vectors = self._shared.embed(provider, texts)
-        else:
+        if self._shared is None:
             vectors = provider.embed_documents(texts)
+        else:
+            vectors = self._shared.vectors(provider, pending, texts)
         self._meters[space].record(len(pending), time.perf_counter() - started)
         self._store.store_vectors(
             [(p.id, p.doc_id, v) for p, v in zip(pending, vectors, strict=True)], space=space
@@ -440,8 +440,27 @@ class _Shared:
         self._off_until: dict[str, float] = {}
         self._warned = False
 
-    def shares_vectors(self, space: Space) -> bool:
-        return self._store.shares_vectors(space)
+    def vectors(
+        self, provider: EmbeddingProvider, pending: list[PendingChunk], texts: list[str]
+    ) -> np.ndarray:
+        """The vectors of a batch: its shareable chunks' through :meth:`embed`, the others'
+        (notes, in the team's store) embedded here."""
+        import numpy as np
+
+        shared = [i for i, p in enumerate(pending) if self._store.shares_vectors(p.doc_id)]
+        if len(shared) == len(texts):
+            return self.embed(provider, texts)
+        if not shared:
+            return provider.embed_documents(texts)
+        own = sorted(set(range(len(texts))) - set(shared))
+        parts = [
+            (shared, self.embed(provider, [texts[i] for i in shared])),
+            (own, provider.embed_documents([texts[i] for i in own])),
+        ]
+        out = np.empty((len(texts), parts[0][1].shape[1]), dtype=parts[0][1].dtype)
+        for rows, part in parts:
+            out[rows] = part
+        return out
 
     def embed(self, provider: EmbeddingProvider, texts: list[str]) -> np.ndarray:
         """The vectors of these texts: shared ones where they exist, the rest embedded."""

@@ -2,13 +2,16 @@
 file, never the shared PostgreSQL) and shows it: `why`, the hover's history and a search
 for commits answer as a local store of the same clone does (issue 32).
 
-Lexical only (`embedding.provider: none`): no vector query reaches the team store."""
+Lexical only (`embedding.provider: none`), but for the commit messages' vectors: kept with
+the clone's history, in the team's text space, and shared between clones."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import psycopg
 import pytest
 from click.testing import CliRunner
@@ -17,12 +20,14 @@ from nano_brain import Brain, SearchRequest
 from nano_brain.cli import main
 from nano_brain.codeindex import CodeIndex
 from nano_brain.config import load_config
+from nano_brain.embedding import EmbeddingProvider
 from nano_brain.history import History
 from nano_brain.indexing import index_workspace
 from nano_brain.store.postgres import testserver
 from nano_brain.store.team import TeamStore
 from nano_brain.why import hover_history, why
 
+from ..store.test_shared_vectors import CountingEmbedder
 from ..test_why import BILLING
 from .conftest import Repo
 
@@ -143,3 +148,87 @@ def test_nano_brain_index_indexes_the_history_in_team_mode(
     assert why_out.exit_code == 0, why_out.output
     assert "shop: say the refund window is final (NB-13)" in why_out.output
     assert "4 commits indexed" in why_out.output
+
+
+def _team_embedding(root: Path, url: str, workspace: str, provider: EmbeddingProvider) -> Brain:
+    config = load_config(
+        root, overrides={"storage": {"url": url, "workspace": workspace}, "user": {"name": "Ann"}}
+    )
+    return Brain(root, config=config, provider=provider)
+
+
+def _commit_vectors(store: TeamStore) -> dict[str, np.ndarray]:
+    """The clone's commit-message vectors, by the message's first line."""
+    rows = store.local._rows(
+        "SELECT c.id, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id "
+        "WHERE d.kind = 'commit' AND c.embedded = 1"
+    )
+    vectors = store.local.vectors_by_chunk([r[0] for r in rows])
+    return {title: vectors[chunk] for chunk, title in rows}
+
+
+def test_a_team_clone_embeds_its_commit_messages_and_finds_them_by_meaning(
+    tmp_path: Path, pg_server: testserver.TestServer, real_provider: EmbeddingProvider
+) -> None:
+    repo = _project(tmp_path / "clone")
+    with _team_embedding(repo.path, pg_server.app_url, "team/why-vectors", real_provider) as team:
+        team.write("Invoices are sent on the first day of the month.")
+        index_workspace(CodeIndex(team), embed=True)
+        team.embed_pending()
+        store = team.store
+        assert isinstance(store, TeamStore)
+        assert store.pending_count() == 0
+        # one vector per commit message, kept with the clone's history; the note's in the team's
+        subjects = repo.git("log", "--format=%s").splitlines()
+        assert sorted(_commit_vectors(store)) == sorted(subjects)
+        assert store.local.vector_counts()["text"] == len(subjects)
+        assert store.team.vector_counts()["text"] == 1
+        # found by meaning alone: no word of the query is in the commit
+        request = SearchRequest(
+            query="why can't the payment processor undo repayments",
+            mode="vector",
+            kind=["commit"],
+        )
+        found = team.search(request).results
+        assert found[0].title == "billing: no refunds after 30 days (NB-12)"
+        # notes and commits in one vector leg, each from its own store
+        both = team.search(
+            SearchRequest(query="when are invoices sent", mode="vector", kind=["note", "commit"])
+        ).results
+        assert both[0].kind == "note" and {h.kind for h in both} == {"note", "commit"}
+
+
+def test_a_second_clone_reuses_the_first_clones_commit_vectors(
+    tmp_path: Path, pg_server: testserver.TestServer
+) -> None:
+    model = f"test/commits-{tmp_path.name}"
+    repo = _project(tmp_path / "a")
+    clone = tmp_path / "b"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
+    first, second = CountingEmbedder(model), CountingEmbedder(model)
+    with _team_embedding(repo.path, pg_server.app_url, "team/why-shared", first) as a:
+        index_workspace(CodeIndex(a), embed=True)
+        a.embed_pending()
+        store = a.store
+        assert isinstance(store, TeamStore)
+        made = _commit_vectors(store)
+        a.write("Refunds stop after thirty days.")
+        a.embed_pending()
+    assert len(made) == 4
+    with _team_embedding(clone, pg_server.app_url, "team/why-shared", second) as b:
+        index_workspace(CodeIndex(b), embed=True)
+        b.embed_pending()
+        store = b.store
+        assert isinstance(store, TeamStore)
+        reused = _commit_vectors(store)
+    assert second.texts == []  # code and commit messages: all embedded by the first clone
+    assert reused.keys() == made.keys()
+    for subject, vector in made.items():
+        assert np.array_equal(reused[subject], vector), subject
+    # the note was embedded once, by the clone that wrote it, and never published
+    assert sum("thirty days" in t for t in first.texts) == 1
+    with psycopg.connect(pg_server.owner_url) as conn:
+        published = conn.execute(
+            "SELECT count(*) FROM shared_vectors WHERE model = %s", (model,)
+        ).fetchone()
+    assert published is not None and published[0] == len(set(first.texts)) - 1

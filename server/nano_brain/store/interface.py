@@ -271,8 +271,8 @@ class SharedVectors(Protocol):
     clone embedded is not embedded again by the next (`TeamStore`). Not part of
     `MemoryStore`: a store without them (SQLite) has none of these methods."""
 
-    def shares_vectors(self, space: Space) -> bool:
-        """Whether this space's chunks may reuse and publish shared vectors."""
+    def shares_vectors(self, doc_id: int) -> bool:
+        """Whether this document's chunks may reuse and publish shared vectors."""
         ...
 
     def shared_vectors(

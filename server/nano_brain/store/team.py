@@ -217,9 +217,6 @@ class TeamStore:
             out.append((self.local, -1))
         return out
 
-    def _space(self, space: Space) -> tuple[Store, int]:
-        return (self.local, -1) if space == "code" else (self.team, 1)
-
     def _split(
         self, ids: Iterable[int], read: Callable[[Store, list[int]], dict[int, _V]]
     ) -> dict[int, _V]:
@@ -418,28 +415,62 @@ class TeamStore:
         local, more = self.local.term_counts(words)
         return {w: n + local.get(w, 0) for w, n in counts.items()}, total + more
 
-    # -- vectors: each space in one store -------------------------------------------------------
+    # -- vectors: code in the clone's store; text in both ---------------------------------------
+
+    # The text space is the team's notes and sessions, and the clone's commit messages (its
+    # history lives beside its code index). Both use the model the team's store records: the
+    # clone's text vectors follow it (see `_local_text`). Searches ask both and hand every
+    # candidate to the exact rescoring, so two stores' approximate distances never compete.
+
+    def _holding(self, space: Space, filters: Filters | None = None) -> list[tuple[Store, int]]:
+        """(store, id sign) of the stores holding a space's vectors (that ``filters`` may
+        want: the clone's text is its commits)."""
+        if space == "code":
+            return [(self.local, -1)]
+        if filters is not None and "commit" not in filters.allowed_kinds():
+            return [(self.team, 1)]
+        return [(self.team, 1), (self.local, -1)]
+
+    def _local_text(self) -> tuple[str, int] | None:
+        """The team's text model, the clone's text vectors moved onto it first if they were
+        made by another (or none was recorded here)."""
+        model = self.team.vector_model("text")
+        if model is None or self.local.read_only:
+            return model
+        here = self.local.vector_model("text")
+        if here != model:
+            # none yet: a process beside this one may be recording it too
+            self.local.reset_vectors(*model, space="text", only_if_absent=here is None)
+        return model
 
     def vector_model(self, space: Space = "text") -> tuple[str, int] | None:
-        return self._space(space)[0].vector_model(space)
+        if space == "code":
+            return self.local.vector_model("code")
+        return self._local_text()
 
     def reset_vectors(
         self, model: str, dim: int, *, space: Space = "text", only_if_absent: bool = False
     ) -> None:
-        store = self._space(space)[0]
-        store.reset_vectors(model, dim, space=space, only_if_absent=only_if_absent)
+        if space == "code":
+            self.local.reset_vectors(model, dim, space=space, only_if_absent=only_if_absent)
+            return
+        self.team.reset_vectors(model, dim, space=space, only_if_absent=only_if_absent)
+        self._local_text()
 
     def pending_chunks(
         self, limit: int, space: Space = "text", *, max_priority: int | None = None
     ) -> list[PendingChunk]:
-        store, sign = self._space(space)
-        chunks = store.pending_chunks(limit, space, max_priority=max_priority)
-        return [_pending(p, sign) for p in chunks]
+        out: list[PendingChunk] = []
+        for store, sign in self._holding(space):  # the team's notes before the clone's commits
+            if len(out) < limit:
+                chunks = store.pending_chunks(limit - len(out), space, max_priority=max_priority)
+                out += [_pending(p, sign) for p in chunks]
+        return out
 
     def pending_count(self, space: Space | None = None) -> int:
         if space is None:
-            return self.team.pending_count("text") + self.local.pending_count("code")
-        return self._space(space)[0].pending_count(space)
+            return self.team.pending_count("text") + self.local.pending_count()
+        return sum(store.pending_count(space) for store, _ in self._holding(space))
 
     def pending_tiers(self) -> dict[int, int]:
         tiers = self.local.pending_tiers()
@@ -463,51 +494,63 @@ class TeamStore:
     ) -> int:
         team = [(c, d, v) for c, d, v in items if d > 0]
         local = [(-c, -d, v) for c, d, v in items if d < 0]
+        if local and space == "text":
+            self._local_text()
         stored = self.team.store_vectors(team, space=space) if team else 0
         return stored + (self.local.store_vectors(local, space=space) if local else 0)
 
     def knn(
         self, query: np.ndarray, k: int, *, space: Space = "text", filters: Filters
     ) -> list[tuple[int, float]]:
-        store, sign = self._space(space)
-        return [(sign * c, d) for c, d in store.knn(query, k, space=space, filters=filters)]
+        """Up to ``k`` neighbours from each store holding the space (the caller rescores)."""
+        out: list[tuple[int, float]] = []
+        for store, sign in self._holding(space, filters):
+            out += [(sign * c, d) for c, d in store.knn(query, k, space=space, filters=filters)]
+        return out
 
     def vectors(
         self, chunk_ids: Sequence[int], filters: Filters
     ) -> tuple[list[int], list[int], np.ndarray]:
+        team = self.team.vectors([c for c in chunk_ids if c > 0], filters)
         local = [-c for c in chunk_ids if c < 0]
-        team = [c for c in chunk_ids if c > 0]
-        if local and not team:
-            return _signed(self.local.vectors(local, filters), -1)
-        return self.team.vectors(team, filters)
+        if not local:
+            return team
+        return _joined([team, _signed(self.local.vectors(local, filters), -1)])
 
     def filtered_vectors(
         self, filters: Filters, limit: int, *, space: Space = "text"
     ) -> tuple[list[int], list[int], np.ndarray]:
-        store, sign = self._space(space)
-        return _signed(store.filtered_vectors(filters, limit, space=space), sign)
+        return _joined(
+            [
+                _signed(store.filtered_vectors(filters, limit, space=space), sign)
+                for store, sign in self._holding(space, filters)
+            ]
+        )
 
     def nearest_vectors(
         self, query: np.ndarray, filters: Filters, k: int, *, space: Space = "text", cap: int
     ) -> tuple[list[int], list[int], np.ndarray]:
-        store, sign = self._space(space)
-        return _signed(store.nearest_vectors(query, filters, k, space=space, cap=cap), sign)
+        return _joined(
+            [
+                _signed(store.nearest_vectors(query, filters, k, space=space, cap=cap), sign)
+                for store, sign in self._holding(space, filters)
+            ]
+        )
 
     def vector_counts(self) -> dict[str, Any]:
-        return {
-            "text": self.team.vector_counts()["text"],
-            "code": self.local.vector_counts()["code"],
-        }
+        local = self.local.vector_counts()
+        return {"text": self.team.vector_counts()["text"] + local["text"], "code": local["code"]}
 
     def vectors_by_chunk(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         return self._split(chunk_ids, lambda store, ids: store.vectors_by_chunk(ids))
 
     # -- vectors shared by the team's clones (interface.SharedVectors) --------------------------
 
-    def shares_vectors(self, space: Space) -> bool:
-        """A space embedded in the clone's store (code) reuses what other clones embedded;
-        notes are in the team's store already, embedded once by whoever wrote them."""
-        return self._space(space)[0] is self.local
+    def shares_vectors(self, doc_id: int) -> bool:
+        """What the clone's store holds (its code, its commits: the same in every clone)
+        reuses what other clones embedded; what people wrote is in the team's store already,
+        embedded once by whoever wrote it."""
+        return doc_id < 0
 
     def shared_vectors(
         self, model: str, dim: int, digests: Sequence[bytes]
@@ -583,6 +626,20 @@ def _signed(
     """Chunk and document ids of vectors one store found, as this store names them."""
     ids, docs, matrix = found
     return [sign * i for i in ids], [sign * d for d in docs], matrix
+
+
+def _joined(
+    parts: list[tuple[list[int], list[int], np.ndarray]],
+) -> tuple[list[int], list[int], np.ndarray]:
+    """Vectors two stores found, as one (chunk ids, doc ids, matrix)."""
+    import numpy as np
+
+    found = [p for p in parts if p[0]]
+    if len(found) <= 1:
+        return found[0] if found else parts[0]
+    ids = [i for p in found for i in p[0]]
+    docs = [d for p in found for d in p[1]]
+    return ids, docs, np.vstack([p[2] for p in found])
 
 
 if TYPE_CHECKING:  # mypy checks the team store against the shared vectors' capability
