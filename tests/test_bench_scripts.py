@@ -31,6 +31,7 @@ runpy.run_path(script, run_name="__main__")
         "bench_hooks.py",
         "bench_first_index.py",
         "eval_history_lines.py",
+        "eval_code_relevance.py",
     ],  # fmt: skip
 )
 def test_benchmark_runs_without_pytest(script: str) -> None:
@@ -141,3 +142,41 @@ def test_eval_history_lines_on_a_tiny_repo(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "precision 1.0  recall 1.0" in out.stdout
     assert json.loads(numbers.read_text())[0]["symbols"] == 2
+
+
+def test_eval_code_relevance_on_a_tiny_repo(tmp_path: Path) -> None:
+    """Code search's relevance numbers on a repository whose answers are known: each
+    documented function is found by its docstring's first sentence; the off-topic questions
+    are counted, and the test file is told from the code."""
+    root = tmp_path / "r"
+    (root / "shop").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "shop" / "billing.py").write_text(
+        'def refund_amount(total, days):\n    """Compute how much of an order is refunded."""\n'
+        "    return total if days <= 30 else 0\n\n\n"
+        'def invoice_lines(order):\n    """List the priced lines printed on an invoice."""\n'
+        "    return [(i.name, i.price) for i in order.items]\n"
+    )
+    (root / "tests" / "test_billing.py").write_text(
+        "from shop.billing import refund_amount\n\n\n"
+        "def test_refund_amount():\n    assert refund_amount(10, 3) == 10\n"
+    )
+    subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "."], check=True)
+    questions = tmp_path / "locomo.json"
+    questions.write_text(
+        json.dumps([{"qa": [{"question": "When did Caroline go to the support group?"},
+                            {"question": "What did Melanie paint last year?"}]}])
+    )  # fmt: skip
+    numbers = tmp_path / "out.json"
+    out = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "eval_code_relevance.py"), "--repo", str(root),
+         "--locomo", str(questions), "--work", str(tmp_path / "work"), "--json", str(numbers)],
+        capture_output=True, text=True, timeout=300, cwd=BENCHMARKS.parent,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = json.loads(numbers.read_text())
+    assert report["on_topic"]["queries"] == 2 and report["on_topic"]["recall@10"] == 1.0
+    assert report["off_topic"]["queries"] == 2
+    assert report["off_topic"]["test_code_shown"] <= report["off_topic"]["shown"]
+    assert "2 LoCoMo questions" in out.stdout
