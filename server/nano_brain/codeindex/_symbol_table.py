@@ -132,9 +132,11 @@ class SymbolTable:
             self._load([p for p, f in self.files.items() if f.language == "java"])
 
     def _sym(self, qualified_name: str) -> Symbol | None:
-        if self._lazy:
+        found = self.symbols.get(qualified_name)
+        if found is None and self._lazy:  # its file not loaded yet, or no such symbol
             self._ensure(qualified_name.split("::", 1)[0])
-        return self.symbols.get(qualified_name)
+            found = self.symbols.get(qualified_name)
+        return found
 
     def _top_of(self, scope: str) -> dict[str, list[Symbol]]:
         if self._lazy and scope not in self._loaded:

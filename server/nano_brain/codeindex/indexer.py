@@ -210,7 +210,7 @@ class Indexer(Rebinding):
                          and p not in seen)  # fmt: skip
         report.deleted = len(deleted)
         # a first index (no source file known yet) loads in bulk: lookup indexes built after
-        # the load, full-text rows added in one statement, calls resolved in memory
+        # the load, full-text rows added in one statement, calls resolved streamed
         bulk = len(jobs) >= POOL_THRESHOLD and not any(r.language for r in known.values())
         self._streamed |= bulk
         try:
@@ -380,7 +380,7 @@ class Indexer(Rebinding):
 
     def _forget(self, path: str) -> None:
         """Remove an indexed file's rows, remembering what other files could see of it."""
-        if path not in self._before:
+        if path not in self._before and not self._streamed:
             self._before[path] = self.code.interface_of(path)
         self._fresh.pop(path, None)
         self.code.delete_file(path)
@@ -477,7 +477,7 @@ class Indexer(Rebinding):
         """Replace one source file's rows (remembering what other files could see of it
         before); returns the documents added."""
         path = row.path
-        if path not in self._before:
+        if path not in self._before and not self._streamed:
             self._before[path] = self.code.interface_of(path) if path in known else None
         added, call_ids = self.code.replace_code_file(
             path=path,
@@ -513,7 +513,7 @@ class Indexer(Rebinding):
         if self._fresh_records > FRESH_RECORDS:
             log.info("more than %d records changed: every call is resolved again", FRESH_RECORDS)
             self._streamed = True
-            self._fresh = {}
+            self._fresh, self._before = {}, {}
 
     def _add_code_files(
         self,
@@ -533,7 +533,6 @@ class Indexer(Rebinding):
         elif last >= first:
             self._unindexed.append((first, last))
         for (row, routes), call_ids in zip(pending, ids, strict=True):
-            self._before[row.path] = None
             self._keep(row, call_ids)
             if routes:
                 self.brain.store.local.replace_route_facts(row.path, routes)
