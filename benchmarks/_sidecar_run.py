@@ -47,6 +47,13 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _cmdline(pid: int) -> bytes | None:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+
+
 def _descendants(pid: int) -> list[int]:
     """The processes ``pid`` started, and the ones they started, ..."""
     found: list[int] = []
@@ -103,11 +110,16 @@ async def _run(repo: Path, timeout: float, embed: bool) -> dict[str, Any]:
     def since() -> float:
         return round(time.perf_counter() - started, 2)
 
+    own = _cmdline(pid)
+
     def poll_children() -> None:
         # VmHWM: a child's peak between two polls counts (the first index's child process
-        # peaks within its code pass, a few seconds)
+        # peaks within its code pass, a few seconds). A child forked but not yet running its
+        # own program shares the sidecar's pages: its VmHWM is the sidecar's, not its own
         nonlocal child_peak
         for child in _descendants(pid):
+            if _cmdline(child) == own:
+                continue
             rss = _status_kb(child, "VmHWM")
             if rss:
                 child_peak = max(child_peak, rss)
