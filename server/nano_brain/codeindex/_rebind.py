@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ._symbol_table import python_module_names
 from .model import CallSite, FileIndex, ImportEdge
 from .resolve import CodeGraph
-from .stored import BASES_SEP, StoredDefinitions, rebuild_file_indexes
+from .stored import BASES_SEP, StoredDefinitions
 from .walk import read_regular
 
 if TYPE_CHECKING:
@@ -66,22 +66,16 @@ class Rebinding:
         Memory stays that of one batch's calls, of the definitions its lookups reach and of
         :data:`DEFINITIONS_KEPT` records kept between batches, whatever the workspace's size.
         """
-        files = self.code.graph_files()
-        stubs = [FileIndex(path, language, namespace=namespace, default_export=default_export)
-                 for _, path, language, namespace, default_export in files]  # fmt: skip
-        definitions = StoredDefinitions(self.code, stubs, DEFINITIONS_KEPT)
-        path_of: dict[int, str] = {}
-        for file_id, path, *_ in files:
-            definitions.add_id(path, file_id)
-            path_of[file_id] = path
-        go_modules = self._go_modules(f.path for f in stubs if f.language == "go")
+        definitions = StoredDefinitions(self.code, DEFINITIONS_KEPT)
+        path_of = definitions.paths
+        go_modules = self._stored_go_modules(definitions)
         counts = dict(self.code.call_counts())
         total = sum(counts.values())
         done = retargeted = 0
         for batch in _batches(sorted(counts, key=path_of.__getitem__), counts, RESOLVE_BATCH_CALLS):
             graph = CodeGraph(
                 definitions([path_of[i] for i in batch]),
-                catalog=stubs,
+                catalog=definitions.catalog.values(),
                 loader=definitions,
                 resolve_all=False,
                 go_modules=go_modules,
@@ -194,32 +188,15 @@ class Rebinding:
     ) -> tuple[list[int], list[tuple[str | None, str]], dict[int, tuple[str | None, str | None]]]:
         """The calls of this run's files, and the stored calls ``names``/``targets`` select,
         resolved against a graph that reads other files from the store when it needs them."""
-        catalog: list[FileIndex] = []
-        paths: dict[int, str] = {}
-        fresh_ids: list[int] = []
-        for file_id, path, language, namespace, default_export in self.code.graph_files():
-            paths[file_id] = path
-            if path in self._fresh:
-                fresh_ids.append(file_id)
-            else:
-                catalog.append(FileIndex(path, language, namespace=namespace,
-                                         default_export=default_export))  # fmt: skip
-        ids_by_path = {p: i for i, p in paths.items()}
-
-        def load(wanted: list[str]) -> list[FileIndex]:
-            ids = [ids_by_path[p] for p in wanted if p in ids_by_path]
-            return rebuild_file_indexes(self.code, ids, paths, catalog_of)
-
-        catalog_of = {f.path: f for f in catalog}
+        definitions = StoredDefinitions(self.code)
+        fresh_ids = [i for i, path in definitions.paths.items() if path in self._fresh]
         fresh = [index for index, _ in self._fresh.values()]
         graph = CodeGraph(
             fresh,
-            catalog=catalog,
-            loader=load,
+            catalog=definitions.catalog.values(),
+            loader=definitions,
             resolve_all=False,
-            go_modules=self._go_modules(
-                [f.path for f in fresh] + [f.path for f in catalog if f.language == "go"]
-            ),
+            go_modules=self._stored_go_modules(definitions),  # this run's files are stored too
         )
         sites: list[CallSite] = []
         edge_ids: list[int] = []
@@ -230,11 +207,14 @@ class Rebinding:
         if names or targets:
             for row in self.code.calls_to_reresolve(sorted(names), sorted(targets), fresh_ids):
                 edge_id, fid, source, name, receiver, rkind, expr, line, target, how = row
-                sites.append(CallSite(paths[fid], source, expr or name, name, receiver, rkind,
-                                      line))  # fmt: skip
+                sites.append(CallSite(definitions.paths[fid], source, expr or name, name,
+                                      receiver, rkind, line))  # fmt: skip
                 edge_ids.append(edge_id)
                 stored[edge_id] = (target, how)
         return edge_ids, graph.bindings(sites), stored
+
+    def _stored_go_modules(self, definitions: StoredDefinitions) -> dict[str, str]:
+        return self._go_modules(p for p, f in definitions.catalog.items() if f.language == "go")
 
     def _route_files(self) -> list[str]:
         """Go files declaring routes (their go.mod tells how their imports resolve)."""

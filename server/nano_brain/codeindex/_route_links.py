@@ -30,9 +30,9 @@ from ._routes import (
     REQUIRE_PREFIX,
     join_paths,
 )
-from .model import CallSite, FileIndex, ImportEdge
+from .model import CallSite, ImportEdge
 from .resolve import CodeGraph
-from .stored import rebuild_file_indexes
+from .stored import StoredDefinitions
 
 log = logging.getLogger(__name__)
 
@@ -228,21 +228,12 @@ def relink(code: CodeStore, go_modules: Mapping[str, str] | None = None) -> int:
 def store_lookups(code: CodeStore, go_modules: Mapping[str, str]) -> Lookups:
     """Lookups answered by the code index's resolver over the stored files."""
 
-    catalog: list[FileIndex] = []
-    paths: dict[int, str] = {}
-    for file_id, path, language, namespace, default_export in code.graph_files():
-        paths[file_id] = path
-        catalog.append(
-            FileIndex(path, language, namespace=namespace, default_export=default_export)
-        )
-    ids_by_path = {p: i for i, p in paths.items()}
-    catalog_of = {f.path: f for f in catalog}
-
-    def load(wanted: list[str]) -> list[FileIndex]:
-        ids = [ids_by_path[p] for p in wanted if p in ids_by_path]
-        return rebuild_file_indexes(code, ids, paths, catalog_of)
-
-    graph = CodeGraph([], catalog=catalog, loader=load, resolve_all=False, go_modules=go_modules)
+    definitions = StoredDefinitions(code)
+    catalog_of = definitions.catalog
+    graph = CodeGraph(
+        [], catalog=catalog_of.values(), loader=definitions, resolve_all=False,
+        go_modules=go_modules,
+    )  # fmt: skip
 
     def symbol(file: str, scope: str | None, expr: str, line: int) -> str | None:
         if file not in catalog_of:

@@ -1,11 +1,11 @@
 """Rows back into parsed records: a stored file's symbols and edges, or a parse worker's row
-tuples, as the `FileIndex` the resolver reads (the indexer's incremental pass and the route
-linker both rebuild files this way)."""
+tuples, as the `FileIndex` the resolver reads (the indexer's resolutions and the route
+linker all load stored files through `StoredDefinitions`)."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .model import Assignment, CallSite, FileIndex, ImportEdge, Symbol
@@ -18,21 +18,26 @@ BASES_SEP = "\x1f"
 
 
 class StoredDefinitions:
-    """A loader of stored files' definitions (symbols, imports, assignments) for lazy
-    :class:`~.resolve.CodeGraph` s, keeping the last files loaded up to ``limit`` records
-    between graphs: a resolution done a batch of files at a time reads each file about once
-    while the workspace fits, and never holds more than that when it does not."""
+    """Every stored source file by name, language and namespace (``catalog``), and a loader
+    of their definitions (symbols, imports, assignments) for a lazy
+    :class:`~.resolve.CodeGraph`. With a ``limit``, the last files loaded are kept up to that
+    many records between graphs: a resolution done a batch of files at a time reads each file
+    about once while the workspace fits, and never holds more than that when it does not."""
 
-    def __init__(self, code: CodeStore, catalog: Iterable[FileIndex], limit: int) -> None:
+    def __init__(self, code: CodeStore, limit: int | None = None) -> None:
         self._code = code
-        self.catalog = {f.path: f for f in catalog}
+        self.catalog: dict[str, FileIndex] = {}
+        #: stored file id -> path
+        self.paths: dict[int, str] = {}
         self._ids: dict[str, int] = {}
+        for file_id, path, language, namespace, default_export in code.graph_files():
+            self.catalog[path] = FileIndex(path, language, namespace=namespace,
+                                           default_export=default_export)  # fmt: skip
+            self.paths[file_id] = path
+            self._ids[path] = file_id
         self._limit = limit
         self._kept: OrderedDict[str, FileIndex] = OrderedDict()
         self._records = 0
-
-    def add_id(self, path: str, file_id: int) -> None:
-        self._ids[path] = file_id
 
     def __call__(self, wanted: list[str]) -> list[FileIndex]:
         out: list[FileIndex] = []
@@ -46,12 +51,16 @@ class StoredDefinitions:
                 missing.append(path)
         if missing:
             paths = {self._ids[p]: p for p in missing}
-            loaded = rebuild_file_indexes(self._code, list(paths), paths, self.catalog)
+            loaded = _rebuild(self._code, list(paths), paths, self.catalog)
             for f in loaded:
                 self._kept[f.path] = f
                 self._records += _records(f)
             out.extend(loaded)
-            while self._records > self._limit and len(self._kept) > len(loaded):
+            while (
+                self._limit is not None
+                and self._records > self._limit
+                and len(self._kept) > len(loaded)
+            ):
                 _, old = self._kept.popitem(last=False)
                 self._records -= _records(old)
         return out
@@ -61,7 +70,7 @@ def _records(f: FileIndex) -> int:
     return 1 + len(f.symbols) + len(f.imports) + len(f.assignments)
 
 
-def rebuild_file_indexes(
+def _rebuild(
     code: CodeStore, file_ids: list[int], paths: dict[int, str], catalog: dict[str, FileIndex]
 ) -> list[FileIndex]:
     """Symbols, imports and assignments (not calls) of some stored files."""
@@ -71,35 +80,21 @@ def rebuild_file_indexes(
         files[fid] = FileIndex(stub.path, stub.language, namespace=stub.namespace,
                                default_export=stub.default_export)  # fmt: skip
     symbols, edges = code.graph_rows_of(file_ids)
-    add_symbols(files, symbols)
-    for row in edges:
-        add_edge(files[row[1]], row)
+    for fid, qname, name, kind, parent, sig, doc, start, end, sha, bases in symbols:
+        f = files[fid]
+        f.symbols.append(
+            Symbol(
+                qname, name, kind, f.path, f.language, sig, doc, start, end, sha, parent,
+                tuple(bases.split(BASES_SEP)) if bases else (),
+            )
+        )  # fmt: skip
+    for _, fid, kind, source, name, _, _, expr, module, alias, line, *_ in edges:
+        f = files[fid]
+        if kind == "imports":
+            f.imports.append(ImportEdge(f.path, module, expr, alias, line))
+        else:  # assigns: graph_rows_of reads no calls
+            f.assignments.append(Assignment(f.path, source, name, expr, line))
     return list(files.values())
-
-
-def add_symbols(files: dict[int, FileIndex], rows: Iterable[tuple[Any, ...]]) -> None:
-    for fid, qname, name, kind, parent, sig, doc, start, end, sha, bases in rows:
-        f = files.get(fid)
-        if f is not None:
-            f.symbols.append(
-                Symbol(
-                    qname, name, kind, f.path, f.language, sig, doc, start, end, sha, parent,
-                    tuple(bases.split(BASES_SEP)) if bases else (),
-                )
-            )  # fmt: skip
-
-
-def add_edge(f: FileIndex, row: tuple[Any, ...]) -> bool:
-    """Add an edge row (as CodeStore.graph_edges) to its file; True for a call."""
-    _, _, kind, source, name, receiver, rkind, expr, module, alias, line = row[:11]
-    if kind == "imports":
-        f.imports.append(ImportEdge(f.path, module, expr, alias, line))
-    elif kind == "assigns":
-        f.assignments.append(Assignment(f.path, source, name, expr, line))
-    elif kind == "calls":
-        f.calls.append(CallSite(f.path, source, expr or name, name, receiver, rkind, line))
-        return True
-    return False
 
 
 def file_index_from_rows(
